@@ -1,0 +1,165 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep.h
+ *	  Shared declarations of parallel_export_parquet.
+ *
+ * The export has three parties.  The caller's backend (the leader) checks
+ * the call, guards the target directory, resolves the source into column
+ * specs, launches parallel workers and, for query sources, runs the
+ * executor and streams tuples to them.  Each worker boots a JVM, turns
+ * tuples into columnar batches and hands them to the Java writer.  The
+ * dynamic shared memory segment described here ties them together: fixed
+ * facts about the export, a ledger of every file the export creates, and
+ * what the workers report back.
+ *
+ * IDENTIFICATION
+ *	  extension/pep.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_H
+#define PEP_H
+
+#include "access/parallel.h"
+#include "access/relscan.h"
+#include "storage/condition_variable.h"
+#include "storage/shm_mq.h"
+#include "storage/spin.h"
+#include "utils/relcache.h"
+
+#define PEP_EXTENSION_NAME		"parallel_export_parquet"
+#define PEP_VERSION				"1.0"
+
+/* DSM keys of the export's parallel context */
+#define PARALLEL_KEY_PEP_SHARED		UINT64CONST(0xA000000000000001)
+#define PARALLEL_KEY_PEP_COLUMNS	UINT64CONST(0xA000000000000002)
+#define PARALLEL_KEY_PEP_SCANS		UINT64CONST(0xA000000000000003)
+#define PARALLEL_KEY_PEP_QUEUES		UINT64CONST(0xA000000000000004)
+#define PARALLEL_KEY_PEP_LEDGER		UINT64CONST(0xA000000000000005)
+
+/* The most leaf relations a partitioned source may have. */
+#define PEP_MAX_LEAVES			8192
+/* Room in the ledger: every part file plus the _SUCCESS marker. */
+#define PEP_LEDGER_CAPACITY		8192
+#define PEP_LEDGER_NAME_LEN		32
+/* Bytes of each leader-to-worker tuple queue for streamed sources. */
+#define PEP_QUEUE_SIZE			(2 * 1024 * 1024)
+
+/*
+ * Value kinds crossing into Java.  The codes are part of the contract with
+ * org.parallelexport.parquet.BatchSink and must not be renumbered.
+ */
+typedef enum PEPKind
+{
+	PEP_KIND_BOOL = 0,
+	PEP_KIND_INT16 = 1,
+	PEP_KIND_INT32 = 2,
+	PEP_KIND_INT64 = 3,
+	PEP_KIND_FLOAT32 = 4,
+	PEP_KIND_FLOAT64 = 5,
+	PEP_KIND_DECIMAL = 6,
+	PEP_KIND_STRING = 7,
+	PEP_KIND_JSON = 8,
+	PEP_KIND_BYTES = 9,
+	PEP_KIND_DATE = 10,
+	PEP_KIND_TIME = 11,
+	PEP_KIND_TIMESTAMP = 12,
+	PEP_KIND_TIMESTAMPTZ = 13,
+	PEP_KIND_UUID = 14
+} PEPKind;
+
+/* Where a column's bytes come from, decided once in the leader. */
+typedef enum PEPSourceForm
+{
+	PEP_FORM_FIXED,				/* a pass-by-value or fixed-size binary */
+	PEP_FORM_VARLENA,			/* text-like varlena whose bytes are the value */
+	PEP_FORM_NAME,				/* a NameData */
+	PEP_FORM_OUTPUT				/* the type's output function */
+} PEPSourceForm;
+
+/* One exported column, as the leader resolved it. */
+typedef struct PEPColumn
+{
+	char		name[NAMEDATALEN];	/* column name as PostgreSQL shows it */
+	char		pgtype[2 * NAMEDATALEN];	/* format_type() of the column */
+	int			attidx;			/* index of the value in the deformed tuple */
+	Oid			typid;			/* type of the value in the tuple */
+	int32		typmod;			/* its typmod */
+	Oid			basetypid;		/* typid with domains resolved */
+	int			kind;			/* PEPKind */
+	int			form;			/* PEPSourceForm */
+	int			precision;		/* DECIMAL precision, else 0 */
+	int			scale;			/* DECIMAL scale, else 0 */
+} PEPColumn;
+
+/* Worker outcome, reported in PEPWorkerSlot.state. */
+#define PEP_WORKER_STARTING		0
+#define PEP_WORKER_READY		1
+#define PEP_WORKER_DONE			2
+
+/* What one worker reports back. */
+typedef struct PEPWorkerSlot
+{
+	int			state;			/* PEP_WORKER_* */
+	int			pid;			/* process id, for tests and progress */
+	uint64		rows;			/* rows written */
+	uint64		bytes;			/* bytes of closed parts */
+	int			parts;			/* parts closed */
+} PEPWorkerSlot;
+
+/*
+ * The ledger: every file an export creates inside its staging directory is
+ * entered here before it is created.  Cleanup removes exactly these names
+ * and nothing else, so it stays safe whatever else the directory holds.
+ */
+typedef struct PEPLedger
+{
+	slock_t		mutex;			/* protects following fields */
+	int			nentries;		/* entries used */
+	char		names[PEP_LEDGER_CAPACITY][PEP_LEDGER_NAME_LEN];	/* file names */
+} PEPLedger;
+
+/* Status shared by the leader and its workers. */
+typedef struct PEPShared
+{
+	/* Fixed at setup. */
+	int			ncolumns;		/* entries in the column array */
+	int			nleaves;		/* heap relations scanned; 0 for streamed sources */
+	Oid			relid;			/* the source relation for heap scans */
+	Oid			leaves[PEP_MAX_LEAVES];	/* relations whose heaps are scanned */
+	Size		scan_offsets[PEP_MAX_LEAVES];	/* their ParallelTableScanDesc in the scan area */
+	int			batch_rows;		/* rows per batch handed to Java */
+	char		staging[MAXPGPATH];	/* staging directory the parts go to */
+	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
+	char		writer_options[1024];	/* key=value lines for BatchSink */
+
+	ConditionVariable cv;		/* signalled when the fields below change */
+
+	slock_t		mutex;			/* protects following fields */
+	int			nlaunched;		/* workers launched, -1 until known */
+	int			nready;			/* workers whose JVM is up */
+	int			nfinished;		/* workers done with their input */
+	bool		input_done;		/* leader sent all tuples of a streamed source */
+	uint64		rows_total;		/* rows written by all workers */
+	PEPWorkerSlot workers[FLEXIBLE_ARRAY_MEMBER];	/* one per worker */
+} PEPShared;
+
+/* pep_types.c */
+extern void pep_resolve_column(PEPColumn *col, int attidx, const char *name,
+							   Oid typid, int32 typmod);
+extern int	pep_kind_width(int kind);
+extern bool pep_kind_is_var(int kind);
+
+/* pep_guc.c */
+extern char *pep_libjvm_path;
+extern char *pep_jvm_options;
+extern char *pep_fault_injection;
+extern void pep_define_gucs(void);
+
+/* pep_entry.c */
+extern void _PG_init(void);
+
+/* pep_worker.c */
+extern PGDLLEXPORT void pep_worker_main(dsm_segment *seg, shm_toc *toc);
+
+#endif							/* PEP_H */

@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_batch.h
+ *	  Columnar batches that a worker fills from tuples and hands to Java.
+ *
+ * A batch is one buffer that Java sees as a direct ByteBuffer.  Each column
+ * has a null byte per row and a values area: the value itself for fixed
+ * width kinds, an (offset, length) pair into the shared var area for
+ * variable width kinds.  The offsets of every area are computed here once
+ * and passed to Java, which never guesses the layout.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_batch.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_BATCH_H
+#define PEP_BATCH_H
+
+#include "fmgr.h"
+
+#include "pep.h"
+
+typedef struct PEPBatch
+{
+	const PEPColumn *columns;	/* column specs, in output order */
+	int			ncolumns;		/* entries in columns */
+	int			capacity;		/* rows per batch */
+	int		   *null_offsets;	/* per column: offset of its null bytes */
+	int		   *value_offsets;	/* per column: offset of its values */
+	FmgrInfo   *output_fns;		/* per column: output function, if used */
+	char	   *buf;			/* the buffer Java reads */
+	Size		size;			/* its size in bytes */
+	Size		var_start;		/* offset of the var area */
+	Size		var_used;		/* bytes of the var area in use */
+	int			nrows;			/* rows in the batch */
+	bool		grown;			/* buffer was replaced since last asked */
+} PEPBatch;
+
+extern PEPBatch *pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity);
+extern bool pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull);
+extern void pep_batch_grow(PEPBatch *batch);
+extern void pep_batch_reset(PEPBatch *batch);
+
+#endif							/* PEP_BATCH_H */

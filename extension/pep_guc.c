@@ -1,0 +1,62 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_guc.c
+ *	  The extension's settings.
+ *
+ * Every setting that decides what a worker loads or runs (the JVM library,
+ * its options, the fault-injection test hook) is superuser-only: a role
+ * that may export must not be able to make a worker load another library,
+ * jar or agent.  Parallel workers receive the leader's values through
+ * PostgreSQL's own GUC state serialization.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_guc.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/guc.h"
+
+#include "pep.h"
+
+#ifndef PEP_DEFAULT_LIBJVM
+#error "PEP_DEFAULT_LIBJVM must be set by the build"
+#endif
+
+char	   *pep_libjvm_path = NULL;
+char	   *pep_jvm_options = NULL;
+char	   *pep_fault_injection = NULL;
+
+void
+pep_define_gucs(void)
+{
+	DefineCustomStringVariable("parallel_export_parquet.libjvm_path",
+							   "Path of the libjvm.so that export workers load.",
+							   "Defaults to the JDK the extension was built with.",
+							   &pep_libjvm_path,
+							   PEP_DEFAULT_LIBJVM,
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
+							   "Options of the Java virtual machine each export worker starts.",
+							   "White-space separated; -Xrs is always added.",
+							   &pep_jvm_options,
+							   "-Xmx256m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("parallel_export_parquet.fault_injection",
+							   "Test hook: make an export fail at a chosen point.",
+							   "Form: point[:worker[:batches]]. Empty disables it.",
+							   &pep_fault_injection,
+							   "",
+							   PGC_SUSET,
+							   GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("parallel_export_parquet");
+}

@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_sink.h
+ *	  The worker's handle on its Java writer, org.parallelexport.parquet.BatchSink.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_sink.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_SINK_H
+#define PEP_SINK_H
+
+#include "pep_batch.h"
+
+typedef struct PEPSink PEPSink;
+
+extern PEPSink *pep_sink_create(PEPBatch *batch, const char *options);
+extern void pep_sink_open_part(PEPSink *sink, const char *path);
+extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
+extern uint64 pep_sink_close_part(PEPSink *sink);
+
+#endif							/* PEP_SINK_H */

@@ -1,0 +1,316 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_source.c
+ *	  Resolve what an export reads.
+ *
+ * A source is a relation name or a query.  A plain table (or a populated
+ * materialized view) is read by a shared parallel heap scan in the workers,
+ * and a partitioned table by scanning its leaf partitions one after
+ * another; both skip the executor, so this file checks SELECT privilege
+ * itself.  Everything whose rows the heap alone cannot give (views, foreign
+ * tables, tables with row-level security or inheritance children,
+ * temporary tables, whose buffers workers cannot see, and queries) becomes
+ * a query that the leader plans here and later runs; the executor then
+ * checks privileges and applies row-level security as for any SELECT.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_source.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parser.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+
+#include "storage/bufmgr.h"
+
+#include "pep_source.h"
+
+/* Does the text start with a keyword that begins a query? */
+static bool
+pep_text_is_query(const char *text)
+{
+	static const char *const keywords[] = {"select", "with", "values", "table"};
+	const char *p = text;
+
+	for (;;)
+	{
+		while (*p && isspace((unsigned char) *p))
+			p++;
+		if (p[0] == '-' && p[1] == '-')
+		{
+			while (*p && *p != '\n')
+				p++;
+		}
+		else if (p[0] == '/' && p[1] == '*')
+		{
+			const char *end = strstr(p + 2, "*/");
+
+			p = end ? end + 2 : p + strlen(p);
+		}
+		else
+			break;
+	}
+	if (*p == '(')
+		return true;
+	for (int i = 0; i < lengthof(keywords); i++)
+	{
+		size_t		len = strlen(keywords[i]);
+
+		if (pg_strncasecmp(p, keywords[i], len) == 0 &&
+			!isalnum((unsigned char) p[len]) && p[len] != '_' && p[len] != '$')
+			return true;
+	}
+	return false;
+}
+
+/* Columns of a relation's row type, dropped columns skipped. */
+static void
+pep_columns_from_desc(PEPSource *src, TupleDesc desc)
+{
+	src->columns = palloc0(sizeof(PEPColumn) * Max(desc->natts, 1));
+	src->ncolumns = 0;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		pep_resolve_column(&src->columns[src->ncolumns++], i, NameStr(att->attname),
+						   att->atttypid, att->atttypmod);
+	}
+}
+
+/*
+ * Plan a query source.  Only a single statement that returns rows and
+ * writes nothing is accepted; the leader runs it in parallel mode, where
+ * PostgreSQL itself refuses anything that would write.
+ */
+static void
+pep_plan_query(PEPSource *src)
+{
+	List	   *raw = pg_parse_query(src->query);
+	RawStmt    *stmt;
+	List	   *queries;
+	Query	   *query;
+	TupleDesc	desc;
+
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("source query must be a single statement")));
+	stmt = linitial_node(RawStmt, raw);
+	if (!IsA(stmt->stmt, SelectStmt) || ((SelectStmt *) stmt->stmt)->intoClause != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("source query must be a SELECT, VALUES, TABLE or WITH query")));
+
+	queries = pg_analyze_and_rewrite_fixedparams(stmt, src->query, NULL, 0, NULL);
+	if (list_length(queries) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("source query must rewrite to a single query")));
+	query = linitial_node(Query, queries);
+	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("source query must be a SELECT, VALUES, TABLE or WITH query")));
+	if (query->hasModifyingCTE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("source query must not modify data"),
+				 errdetail("The query has a data-modifying WITH clause.")));
+	if (query->rowMarks != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("source query must not lock rows"),
+				 errdetail("FOR UPDATE, FOR SHARE and their variants are not supported.")));
+
+	/* Planned without CURSOR_OPT_PARALLEL_OK: the leader runs it in parallel mode. */
+	src->plan = pg_plan_query(query, src->query, 0, NULL);
+
+	desc = ExecCleanTypeFromTL(src->plan->planTree->targetlist);
+	src->columns = palloc0(sizeof(PEPColumn) * Max(desc->natts, 1));
+	src->ncolumns = desc->natts;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		for (int j = 0; j < i; j++)
+			if (strcmp(NameStr(att->attname), src->columns[j].name) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("column name \"%s\" appears more than once in the source query",
+								NameStr(att->attname)),
+						 errhint("Give the columns distinct names with AS.")));
+		pep_resolve_column(&src->columns[i], i, NameStr(att->attname),
+						   att->atttypid, att->atttypmod);
+	}
+	if (src->ncolumns == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot export a source without columns")));
+}
+
+/* SELECT privilege on the whole relation, or on every column. */
+static void
+pep_check_select(Relation rel)
+{
+	Oid			relid = RelationGetRelid(rel);
+	Oid			userid = GetUserId();
+
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK)
+		return;
+	if (pg_attribute_aclcheck_all(relid, userid, ACL_SELECT, ACLMASK_ALL) == ACLCHECK_OK)
+		return;
+	aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(rel->rd_rel->relkind),
+				   RelationGetRelationName(rel));
+}
+
+/* Can a worker read this relation's rows straight from its heap? */
+static bool
+pep_heap_readable(Relation rel)
+{
+	return (rel->rd_rel->relkind == RELKIND_RELATION ||
+			rel->rd_rel->relkind == RELKIND_MATVIEW) &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP;
+}
+
+PEPSource *
+pep_source_from_relid(Oid relid)
+{
+	PEPSource  *src = palloc0(sizeof(PEPSource));
+	Relation	rel = table_open(relid, AccessShareLock);
+	char		relkind = rel->rd_rel->relkind;
+	bool		heap = true;
+
+	src->display = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+											  RelationGetRelationName(rel));
+	src->parallel_workers = -1;
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
+		relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW &&
+		relkind != RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot export \"%s\"", RelationGetRelationName(rel)),
+				 errdetail("Only tables, views, materialized views, partitioned tables and foreign tables can be exported.")));
+
+	if (relkind == RELKIND_MATVIEW && !RelationIsPopulated(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("materialized view \"%s\" has not been populated",
+						RelationGetRelationName(rel)),
+				 errhint("Use the REFRESH MATERIALIZED VIEW command.")));
+
+	if (relkind == RELKIND_VIEW || relkind == RELKIND_FOREIGN_TABLE ||
+		rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP ||
+		check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+		heap = false;
+	else if (relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW)
+	{
+		if (has_subclass(relid))
+			heap = false;
+		else
+			src->leaves = list_make1_oid(relid);
+	}
+	else
+	{
+		/* A partitioned table: its leaves, locked like a SELECT would. */
+		List	   *all = find_all_inheritors(relid, AccessShareLock, NULL);
+		ListCell   *lc;
+
+		foreach(lc, all)
+		{
+			Oid			child = lfirst_oid(lc);
+			Relation	crel;
+
+			if (get_rel_relkind(child) == RELKIND_PARTITIONED_TABLE)
+				continue;
+			crel = table_open(child, NoLock);
+			if (!pep_heap_readable(crel))
+				heap = false;
+			table_close(crel, NoLock);
+			src->leaves = lappend_oid(src->leaves, child);
+		}
+		if (src->leaves == NIL || list_length(src->leaves) > PEP_MAX_LEAVES)
+			heap = false;
+	}
+
+	if (heap)
+	{
+		ListCell   *lc;
+
+		pep_check_select(rel);
+		src->relid = relid;
+		src->parallel_workers = RelationGetParallelWorkers(rel, -1);
+		foreach(lc, src->leaves)
+		{
+			Relation	leaf = table_open(lfirst_oid(lc), NoLock);
+
+			src->pages += RelationGetNumberOfBlocks(leaf);
+			table_close(leaf, NoLock);
+		}
+		pep_columns_from_desc(src, RelationGetDescr(rel));
+		if (src->ncolumns == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot export a source without columns")));
+	}
+	else
+	{
+		src->leaves = NIL;
+		src->query = psprintf("SELECT * FROM %s", src->display);
+		pep_plan_query(src);
+	}
+
+	/* Keep the lock until the end of the transaction, like a SELECT. */
+	table_close(rel, NoLock);
+	return src;
+}
+
+PEPSource *
+pep_source_from_text(const char *text)
+{
+	PEPSource  *src;
+	List	   *names;
+	Oid			relid;
+
+	if (text[strspn(text, " \t\r\n")] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("source must not be empty"),
+				 errhint("Give a table, view or query.")));
+
+	if (pep_text_is_query(text))
+	{
+		src = palloc0(sizeof(PEPSource));
+		src->display = pstrdup(text);
+		src->parallel_workers = -1;
+		src->query = pstrdup(text);
+		pep_plan_query(src);
+		return src;
+	}
+
+#if PG_VERSION_NUM >= 160000
+	names = stringToQualifiedNameList(text, NULL);
+#else
+	names = stringToQualifiedNameList(text);
+#endif
+	relid = RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock, false);
+	return pep_source_from_relid(relid);
+}

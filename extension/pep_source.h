@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_source.h
+ *	  Resolve what an export reads: a relation scanned in parallel, or a
+ *	  query the leader runs and streams.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_source.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_SOURCE_H
+#define PEP_SOURCE_H
+
+#include "nodes/plannodes.h"
+
+#include "pep.h"
+
+typedef struct PEPSource
+{
+	char	   *display;		/* the source as messages name it */
+	Oid			relid;			/* relation whose heaps are scanned, or InvalidOid */
+	List	   *leaves;			/* OIDs of the heaps scanned, in order */
+	BlockNumber pages;			/* their total size, for the automatic worker count */
+	int			parallel_workers;	/* the relation's parallel_workers option, or -1 */
+	char	   *query;			/* SQL the leader runs, for streamed sources */
+	PlannedStmt *plan;			/* its plan */
+	PEPColumn  *columns;		/* exported columns */
+	int			ncolumns;		/* entries in columns */
+} PEPSource;
+
+extern PEPSource *pep_source_from_text(const char *text);
+extern PEPSource *pep_source_from_relid(Oid relid);
+
+#endif							/* PEP_SOURCE_H */

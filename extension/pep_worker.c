@@ -1,0 +1,355 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_worker.c
+ *	  A parallel export worker: read rows, batch them, write Parquet parts.
+ *
+ * Each worker is a member of the leader's parallel group, so it sees what
+ * the leader's transaction sees, its uncommitted rows included.  It boots
+ * its JVM first and then waits until every launched worker is ready, so
+ * that a worker whose JVM starts quickly cannot drain a small table before
+ * the others begin.  Rows come either from a shared parallel heap scan
+ * (tables, and the leaves of a partitioned table one after another) or,
+ * for query sources, from the leader through this worker's tuple queue.
+ *
+ * A part file is opened only when the first batch is ready, so a worker
+ * that receives no rows writes no part; when the whole export has no rows,
+ * the last worker to finish writes one empty part so that the schema is
+ * still published.  Every part name is entered into the ledger before the
+ * file is created (see pep_export.c for why).
+ *
+ * IDENTIFICATION
+ *	  extension/pep_worker.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/tupconvert.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+
+#include "pep.h"
+#include "pep_batch.h"
+#include "pep_fault.h"
+#include "pep_jvm.h"
+#include "pep_sink.h"
+
+/* Everything one worker keeps while it runs. */
+typedef struct PEPWorker
+{
+	PEPShared  *shared;			/* the export's shared state */
+	PEPLedger  *ledger;			/* the export's ledger */
+	PEPWorkerSlot *slot;		/* what this worker reports */
+	PEPBatch   *batch;			/* the batch being filled */
+	PEPSink    *sink;			/* the Java writer */
+	PEPFault	fault;			/* injected fault, if any */
+	MemoryContext row_context;	/* reset after every row */
+	bool		part_open;		/* a part is being written */
+	int64		batches;		/* batches written */
+	uint64		rows;			/* rows written */
+} PEPWorker;
+
+static void
+pep_worker_error_context(void *arg)
+{
+	errcontext("parallel export worker %d", ParallelWorkerNumber);
+}
+
+/* Enter a part name into the ledger and return its staging path. */
+static char *
+pep_ledger_next_part(PEPWorker *w)
+{
+	PEPLedger  *ledger = w->ledger;
+	int			n;
+
+	SpinLockAcquire(&ledger->mutex);
+	n = ledger->nentries;
+	if (n < PEP_LEDGER_CAPACITY)
+	{
+		snprintf(ledger->names[n], PEP_LEDGER_NAME_LEN, "part-%05d.parquet", n);
+		ledger->nentries++;
+	}
+	SpinLockRelease(&ledger->mutex);
+
+	if (n >= PEP_LEDGER_CAPACITY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("export would write more than %d files", PEP_LEDGER_CAPACITY)));
+	return psprintf("%s/part-%05d.parquet", w->shared->staging, n);
+}
+
+static void
+pep_worker_open_part(PEPWorker *w)
+{
+	char	   *path = pep_ledger_next_part(w);
+
+	if (pep_fault_is(&w->fault, "open_error", ParallelWorkerNumber))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("injected fault while opening part \"%s\"", path)));
+	pep_sink_open_part(w->sink, path);
+	w->part_open = true;
+}
+
+static void
+pep_worker_close_part(PEPWorker *w)
+{
+	uint64		bytes;
+
+	if (pep_fault_is(&w->fault, "close_error", ParallelWorkerNumber))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("injected fault while closing a part")));
+	bytes = pep_sink_close_part(w->sink);
+	w->part_open = false;
+	w->slot->bytes += bytes;
+	w->slot->parts++;
+}
+
+/* Wait, interruptibly, until the leader cancels the export. */
+static void
+pep_worker_hang(void)
+{
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+static void
+pep_worker_flush(PEPWorker *w)
+{
+	if (w->batch->nrows == 0)
+		return;
+	if (!w->part_open)
+		pep_worker_open_part(w);
+	pep_sink_write_batch(w->sink, w->batch);
+	w->rows += w->batch->nrows;
+	w->slot->rows = w->rows;
+	w->batches++;
+	pep_batch_reset(w->batch);
+
+	if (w->fault.batches == w->batches)
+	{
+		if (pep_fault_is(&w->fault, "worker_error", ParallelWorkerNumber))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("injected fault after %lld batches", (long long) w->batches)));
+		if (pep_fault_is(&w->fault, "hang", ParallelWorkerNumber))
+			pep_worker_hang();
+	}
+}
+
+/* Add one deformed row, flushing and growing the batch as needed. */
+static void
+pep_worker_add(PEPWorker *w, Datum *values, bool *isnull)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->row_context);
+
+	while (!pep_batch_add_row(w->batch, values, isnull))
+	{
+		if (w->batch->nrows > 0)
+			pep_worker_flush(w);
+		else
+			pep_batch_grow(w->batch);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(w->row_context);
+
+	if (w->batch->nrows == w->batch->capacity)
+		pep_worker_flush(w);
+}
+
+/* Scan every leaf relation's shared parallel heap scan in turn. */
+static void
+pep_worker_scan(PEPWorker *w, char *scan_area)
+{
+	PEPShared  *shared = w->shared;
+	Relation	parent = table_open(shared->relid, AccessShareLock);
+	TupleDesc	parent_desc = RelationGetDescr(parent);
+
+	for (int i = 0; i < shared->nleaves; i++)
+	{
+		Relation	rel = table_open(shared->leaves[i], AccessShareLock);
+		ParallelTableScanDesc pscan = (ParallelTableScanDesc) (scan_area + shared->scan_offsets[i]);
+		TableScanDesc scan = table_beginscan_parallel(rel, pscan);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		TupleConversionMap *map = NULL;
+		TupleTableSlot *out = slot;
+
+		if (rel != parent)
+			map = convert_tuples_by_name(RelationGetDescr(rel), parent_desc);
+		if (map != NULL)
+			out = MakeSingleTupleTableSlot(parent_desc, &TTSOpsVirtual);
+
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (map != NULL)
+				execute_attr_map_slot(map->attrMap, slot, out);
+			slot_getallattrs(out);
+			pep_worker_add(w, out->tts_values, out->tts_isnull);
+		}
+
+		if (out != slot)
+			ExecDropSingleTupleTableSlot(out);
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		table_close(rel, AccessShareLock);
+	}
+	table_close(parent, AccessShareLock);
+}
+
+/*
+ * Receive chunks of MinimalTuples from the leader.  Each chunk holds whole
+ * tuples, each padded to MAXALIGN.  The leader sets input_done before it
+ * detaches; a detach without it means the leader is gone mid-stream.
+ */
+static void
+pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPColumn *columns)
+{
+	PEPShared  *shared = w->shared;
+	shm_mq	   *mq = (shm_mq *) (queue_area + (Size) ParallelWorkerNumber * PEP_QUEUE_SIZE);
+	shm_mq_handle *mqh;
+	TupleDesc	desc = CreateTemplateTupleDesc(shared->ncolumns);
+	TupleTableSlot *slot;
+
+	for (int c = 0; c < shared->ncolumns; c++)
+		TupleDescInitEntry(desc, (AttrNumber) (c + 1), columns[c].name,
+						   columns[c].typid, columns[c].typmod, 0);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+
+	shm_mq_set_receiver(mq, MyProc);
+	mqh = shm_mq_attach(mq, seg, NULL);
+
+	for (;;)
+	{
+		Size		nbytes;
+		void	   *data;
+		shm_mq_result res = shm_mq_receive(mqh, &nbytes, &data, false);
+		Size		off = 0;
+		bool		done;
+
+		if (res == SHM_MQ_DETACHED)
+		{
+			SpinLockAcquire(&shared->mutex);
+			done = shared->input_done;
+			SpinLockRelease(&shared->mutex);
+			if (!done)
+				ereport(ERROR,
+						(errcode(ERRCODE_CONNECTION_FAILURE),
+						 errmsg("lost connection to the exporting backend")));
+			break;
+		}
+
+		while (off < nbytes)
+		{
+			MinimalTuple tup = (MinimalTuple) ((char *) data + off);
+
+			CHECK_FOR_INTERRUPTS();
+			ExecStoreMinimalTuple(tup, slot, false);
+			slot_getallattrs(slot);
+			pep_worker_add(w, slot->tts_values, slot->tts_isnull);
+			ExecClearTuple(slot);
+			off += MAXALIGN(tup->t_len);
+		}
+	}
+	shm_mq_detach(mqh);
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* Report this worker's JVM ready and wait for every launched worker's. */
+static void
+pep_worker_start_barrier(PEPShared *shared)
+{
+	SpinLockAcquire(&shared->mutex);
+	shared->nready++;
+	shared->workers[ParallelWorkerNumber].state = PEP_WORKER_READY;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+
+	ConditionVariablePrepareToSleep(&shared->cv);
+	for (;;)
+	{
+		bool		all;
+
+		SpinLockAcquire(&shared->mutex);
+		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched;
+		SpinLockRelease(&shared->mutex);
+		if (all)
+			break;
+		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+}
+
+void
+pep_worker_main(dsm_segment *seg, shm_toc *toc)
+{
+	PEPWorker	w;
+	PEPColumn  *columns;
+	ErrorContextCallback errcallback;
+	char	   *options;
+	bool		write_empty;
+
+	memset(&w, 0, sizeof(w));
+	w.shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, false);
+	w.ledger = shm_toc_lookup(toc, PARALLEL_KEY_PEP_LEDGER, false);
+	columns = shm_toc_lookup(toc, PARALLEL_KEY_PEP_COLUMNS, false);
+	w.slot = &w.shared->workers[ParallelWorkerNumber];
+	w.slot->pid = MyProcPid;
+
+	errcallback.callback = pep_worker_error_context;
+	errcallback.arg = NULL;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+
+	pep_fault_parse(&w.fault);
+	options = w.shared->writer_options;
+	if (pep_fault_is(&w.fault, "java_error", ParallelWorkerNumber))
+		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
+
+	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, pep_jvm_options);
+	w.batch = pep_batch_create(columns, w.shared->ncolumns, w.shared->batch_rows);
+	w.sink = pep_sink_create(w.batch, options);
+	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
+										  ALLOCSET_DEFAULT_SIZES);
+
+	pep_worker_start_barrier(w.shared);
+
+	if (w.shared->nleaves > 0)
+		pep_worker_scan(&w, shm_toc_lookup(toc, PARALLEL_KEY_PEP_SCANS, false));
+	else
+		pep_worker_receive(&w, seg, shm_toc_lookup(toc, PARALLEL_KEY_PEP_QUEUES, false), columns);
+
+	pep_worker_flush(&w);
+	if (w.part_open)
+		pep_worker_close_part(&w);
+
+	SpinLockAcquire(&w.shared->mutex);
+	w.shared->rows_total += w.rows;
+	w.shared->nfinished++;
+	write_empty = (w.shared->nfinished == w.shared->nlaunched && w.shared->rows_total == 0);
+	SpinLockRelease(&w.shared->mutex);
+
+	/* The last worker of an export without rows still publishes the schema. */
+	if (write_empty)
+	{
+		pep_worker_open_part(&w);
+		pep_worker_close_part(&w);
+	}
+
+	SpinLockAcquire(&w.shared->mutex);
+	w.slot->state = PEP_WORKER_DONE;
+	SpinLockRelease(&w.shared->mutex);
+
+	error_context_stack = errcallback.previous;
+}
