@@ -131,6 +131,7 @@ typedef struct PEPShared
 	int			batch_rows;		/* rows per batch handed to Java */
 	char		staging[MAXPGPATH];	/* staging directory the parts go to */
 	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
+	char		jvm_options[2048];	/* JVM options, the AppCDS archive's included */
 	char		writer_options[1024];	/* key=value lines for BatchSink */
 
 	ConditionVariable cv;		/* signalled when the fields below change */

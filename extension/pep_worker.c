@@ -111,10 +111,15 @@ pep_worker_close_part(PEPWorker *w)
 	w->slot->parts++;
 }
 
-/* Wait, interruptibly, until the leader cancels the export. */
+/*
+ * Wait, interruptibly, until the leader cancels the export.  The activity
+ * text tells a test harness, through pg_stat_activity, that the worker has
+ * reached the fault point with its part open.
+ */
 static void
 pep_worker_hang(void)
 {
+	pgstat_report_activity(STATE_RUNNING, "parallel_export_parquet fault injection: hang");
 	for (;;)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -317,7 +322,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (pep_fault_is(&w.fault, "java_error", ParallelWorkerNumber))
 		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
 
-	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, pep_jvm_options);
+	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, w.shared->jvm_options);
 	w.batch = pep_batch_create(columns, w.shared->ncolumns, w.shared->batch_rows);
 	w.sink = pep_sink_create(w.batch, options);
 	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
