@@ -1,0 +1,287 @@
+/*
+ * BatchSink: the Java entry point the C side of parallel_export_parquet calls through JNI.
+ *
+ * Each PostgreSQL parallel worker boots one JVM and creates one sink with the export's column
+ * specs, the layout of its batch buffer and the export options. The worker then, for each part
+ * file: openPart(path); writeBatch(rows) after each time it has filled the buffer; closePart(),
+ * which syncs the file and returns its size for the worker's report. On any error the worker
+ * raises ERROR and exits; the leader's cleanup deletes the file, which the C side entered in the
+ * export's ledger before openPart created it. Java never calls back into C, and each call does one
+ * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Pitfalls").
+ *
+ * The buffer is one direct ByteBuffer owned by C, in native byte order. For column c, the
+ * capacityRows bytes at nullOffsets[c] hold 1 for NULL and 0 for a value; values start at
+ * valueOffsets[c], either capacityRows fixed-width values or capacityRows (int32 offset, int32
+ * length) pairs into the buffer's var area. C overwrites the buffer for the next batch, so nothing
+ * may keep a view of it past writeBatch (see BinaryValueWriter).
+ *
+ * Errors are Java exceptions, which the C side turns into ereport(ERROR): IllegalArgumentException
+ * for bad specs, options or values, IllegalStateException for calls out of order (and the
+ * injected fault), IOException (FileAlreadyExistsException among them) for file errors. After a
+ * writeBatch failure the part cannot be closed, only aborted. Not thread-safe: a worker calls it
+ * from its main thread only.
+ */
+package org.parallelexport.parquet;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+public final class BatchSink {
+  static final String WRITER_VERSION = "1.0.0";
+  static final String MESSAGE_NAME = "schema";
+
+  private final ValueWriter[] writers;
+  private final MessageType schema;
+  private final Map<String, String> metadata;
+  private final SinkOptions options;
+  private final int capacityRows;
+  private final RowCursor cursor = new RowCursor();
+  private long batches;
+
+  // The open part, all null when none is.
+  private String partPath;
+  private SyncingOutputFile partFile;
+  private LocalCodecFactory partCodecs;
+  private ParquetWriter<RowCursor> partWriter;
+  // Set when a writeBatch failed: the writer may hold half a row, so no footer may be written.
+  private boolean partFailed;
+
+  private BatchSink(
+      ValueWriter[] writers,
+      MessageType schema,
+      Map<String, String> metadata,
+      SinkOptions options,
+      int capacityRows) {
+    this.writers = writers;
+    this.schema = schema;
+    this.metadata = metadata;
+    this.options = options;
+    this.capacityRows = capacityRows;
+  }
+
+  /** One per worker process. All arrays have one entry per column. */
+  public static BatchSink create(
+      String[] names,
+      int[] kinds,
+      int[] precisions,
+      int[] scales,
+      String[] pgTypes,
+      int capacityRows,
+      int[] nullOffsets,
+      int[] valueOffsets,
+      ByteBuffer buffer,
+      String options) {
+    requireNonNull(names, "names is null");
+    requireNonNull(kinds, "kinds is null");
+    requireNonNull(precisions, "precisions is null");
+    requireNonNull(scales, "scales is null");
+    requireNonNull(pgTypes, "pgTypes is null");
+    requireNonNull(nullOffsets, "nullOffsets is null");
+    requireNonNull(valueOffsets, "valueOffsets is null");
+    requireNonNull(buffer, "buffer is null");
+    requireNonNull(options, "options is null");
+    int n = names.length;
+    if (n == 0) {
+      throw new IllegalArgumentException("at least one column is required");
+    }
+    if (kinds.length != n
+        || precisions.length != n
+        || scales.length != n
+        || pgTypes.length != n
+        || nullOffsets.length != n
+        || valueOffsets.length != n) {
+      throw new IllegalArgumentException("column arrays differ in length");
+    }
+    if (capacityRows <= 0) {
+      throw new IllegalArgumentException("capacityRows must be positive: " + capacityRows);
+    }
+    SinkOptions parsed = SinkOptions.parse(options);
+
+    List<Column> columns = new ArrayList<>(n);
+    ValueWriter[] writers = new ValueWriter[n];
+    List<Type> fields = new ArrayList<>(n);
+    Set<String> seen = new HashSet<>();
+    for (int c = 0; c < n; c++) {
+      Column column =
+          new Column(
+              c,
+              requireNonNull(names[c], "names[" + c + "] is null"),
+              kinds[c],
+              precisions[c],
+              scales[c],
+              requireNonNull(pgTypes[c], "pgTypes[" + c + "] is null"),
+              nullOffsets[c],
+              valueOffsets[c]);
+      // Parquet looks fields up by name; a query may well return two columns of one name.
+      if (!seen.add(column.name)) {
+        throw new IllegalArgumentException("column name \"" + column.name + "\" is used twice");
+      }
+      columns.add(column);
+      writers[c] = ValueWriters.create(column);
+      fields.add(writers[c].parquetType);
+    }
+    BatchSink sink =
+        new BatchSink(
+            writers,
+            new MessageType(MESSAGE_NAME, fields),
+            FileMetadata.of(columns, parsed),
+            parsed,
+            capacityRows);
+    sink.setBuffer(buffer);
+    return sink;
+  }
+
+  /** C replaced the buffer (grew its var area); the layout offsets are unchanged. */
+  public void setBuffer(ByteBuffer buffer) {
+    requireNonNull(buffer, "buffer is null");
+    // Absolute gets check against the limit, so that is the size that counts.
+    long size = buffer.limit();
+    for (ValueWriter writer : writers) {
+      long nulls = writer.nullOffset;
+      long values = writer.valueOffset;
+      if (nulls < 0
+          || nulls + capacityRows > size
+          || values < 0
+          || values + (long) capacityRows * writer.valueWidth() > size) {
+        throw new IllegalArgumentException(
+            String.format(
+                "column \"%s\": null area at %d or value area at %d does not fit a %d-byte buffer"
+                    + " of %d rows",
+                writer.name, nulls, values, size, capacityRows));
+      }
+    }
+    buffer.order(ByteOrder.nativeOrder());
+    cursor.buffer = buffer;
+  }
+
+  /** Creates the file, which must not exist, and starts a part. */
+  public void openPart(String path) throws IOException {
+    requireNonNull(path, "path is null");
+    if (partWriter != null) {
+      throw new IllegalStateException("part " + partPath + " is still open");
+    }
+    SyncingOutputFile file = new SyncingOutputFile(Path.of(path));
+    LocalCodecFactory codecs = new LocalCodecFactory();
+    try {
+      partWriter =
+          new BatchWriteSupport.Builder(file, new BatchWriteSupport(schema, metadata, writers))
+              .withConf(new PlainParquetConfiguration())
+              .withCodecFactory(codecs)
+              .withCompressionCodec(options.compression)
+              .withWriteMode(ParquetFileWriter.Mode.CREATE)
+              .withRowGroupRowCountLimit(options.rowGroupRows)
+              .withRowGroupSize(options.rowGroupBytes)
+              .withPageSize(options.pageSize)
+              .withDictionaryEncoding(options.dictionary)
+              .withWriterVersion(options.writerVersion)
+              .build();
+    } catch (IOException | RuntimeException | Error e) {
+      file.abort();
+      codecs.release();
+      throw e;
+    }
+    partPath = path;
+    partFile = file;
+    partCodecs = codecs;
+    partFailed = false;
+  }
+
+  /** Writes rows 0..rows-1 of the current buffer to the open part. */
+  public void writeBatch(int rows) throws IOException {
+    requireOpenPart("write to");
+    if (partFailed) {
+      throw new IllegalStateException(
+          "cannot write to part " + partPath + " after an earlier error; abort it");
+    }
+    if (rows < 0 || rows > capacityRows) {
+      throw new IllegalArgumentException("rows must be 0 to " + capacityRows + ": " + rows);
+    }
+    if (options.faultAfterBatches > 0 && batches >= options.faultAfterBatches) {
+      partFailed = true;
+      throw new IllegalStateException(
+          "injected fault after " + options.faultAfterBatches + " batches");
+    }
+    batches++;
+    ParquetWriter<RowCursor> writer = partWriter;
+    RowCursor row = cursor;
+    try {
+      for (int r = 0; r < rows; r++) {
+        row.row = r;
+        writer.write(row);
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      partFailed = true;
+      throw e;
+    }
+  }
+
+  /** Finishes the footer, syncs and closes the file; returns its size in bytes. */
+  public long closePart() throws IOException {
+    requireOpenPart("close");
+    if (partFailed) {
+      String path = partPath;
+      abortPart();
+      throw new IllegalStateException(
+          "cannot close part " + path + " after an earlier error; it was aborted");
+    }
+    try {
+      partWriter.close();
+    } catch (IOException | RuntimeException | Error e) {
+      abortPart();
+      throw e;
+    }
+    long size = partFile.position();
+    clearPart();
+    return size;
+  }
+
+  /**
+   * Gives up the open part's file handle without writing a footer; the caller deletes the file.
+   * Never throws; does nothing when no part is open.
+   */
+  public void abortPart() {
+    if (partFile == null) {
+      return;
+    }
+    partFile.abort();
+    try {
+      partCodecs.release();
+    } catch (RuntimeException ignored) {
+      // Only native compression contexts are freed here; the caller has an error to report.
+    }
+    clearPart();
+  }
+
+  private void clearPart() {
+    partPath = null;
+    partFile = null;
+    partCodecs = null;
+    partWriter = null;
+    partFailed = false;
+  }
+
+  private void requireOpenPart(String action) {
+    if (partWriter == null) {
+      throw new IllegalStateException("cannot " + action + " a part: none is open");
+    }
+  }
+
+  // For tests: the schema every part gets.
+  MessageType schema() {
+    return schema;
+  }
+}

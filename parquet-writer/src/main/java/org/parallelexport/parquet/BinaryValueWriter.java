@@ -1,0 +1,41 @@
+/*
+ * BinaryValueWriter: variable-length values (kinds STRING, JSON, BYTES) as Parquet BINARY; the
+ * factory picks the annotation (STRING, JSON, none).
+ *
+ * The value area holds an (offset, length) pair per row pointing into the buffer's var area. The
+ * bytes are copied into a reused array because the C side overwrites the buffer with the next
+ * batch while parquet may still hold the value: the dictionary and the statistics copy a "reused"
+ * Binary when they keep it, and the plain encoder writes an array-backed Binary without another
+ * copy. A Binary over the direct buffer itself would be copied by the plain encoder anyway.
+ */
+package org.parallelexport.parquet;
+
+import java.nio.ByteBuffer;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.PrimitiveType;
+
+final class BinaryValueWriter extends ValueWriter {
+  private byte[] scratch = new byte[256];
+
+  BinaryValueWriter(Column column, PrimitiveType parquetType) {
+    super(column, parquetType);
+  }
+
+  @Override
+  int valueWidth() {
+    return 8;
+  }
+
+  @Override
+  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
+    int slot = valueOffset + row * 8;
+    int offset = buffer.getInt(slot);
+    int length = buffer.getInt(slot + 4);
+    if (length > scratch.length) {
+      scratch = new byte[Math.max(length, scratch.length * 2)];
+    }
+    buffer.get(offset, scratch, 0, length);
+    consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, length));
+  }
+}

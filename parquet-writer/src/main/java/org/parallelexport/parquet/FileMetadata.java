@@ -1,0 +1,73 @@
+/*
+ * FileMetadata: the key-value metadata written into every part's footer.
+ *
+ * Parquet's logical types cannot say "this was numeric(12,2)" or "this was jsonb", so each part
+ * records the PostgreSQL type of every column (parallel_export_parquet.pg_types, a JSON object
+ * column name -> type) and the extension that wrote it (parallel_export_parquet.version), and
+ * carries the Avro schema for Avro-based readers (see AvroSchemas). The same map goes into every
+ * part of a worker.
+ */
+package org.parallelexport.parquet;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+final class FileMetadata {
+  static final String VERSION_KEY = "parallel_export_parquet.version";
+  static final String PG_TYPES_KEY = "parallel_export_parquet.pg_types";
+  static final String AVRO_SCHEMA_KEY = "parquet.avro.schema";
+
+  private FileMetadata() {}
+
+  static Map<String, String> of(List<Column> columns, SinkOptions options) {
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put(VERSION_KEY, options.createdByExtension);
+    metadata.put(PG_TYPES_KEY, pgTypes(columns));
+    AvroSchemas.forColumns(columns).ifPresent(schema -> metadata.put(AVRO_SCHEMA_KEY, schema));
+    return Map.copyOf(metadata);
+  }
+
+  private static String pgTypes(List<Column> columns) {
+    StringBuilder json = new StringBuilder("{");
+    for (Column column : columns) {
+      if (json.length() > 1) {
+        json.append(',');
+      }
+      quote(json, column.name).append(':');
+      quote(json, column.pgType);
+    }
+    return json.append('}').toString();
+  }
+
+  private static StringBuilder quote(StringBuilder json, String text) {
+    json.append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"':
+          json.append("\\\"");
+          break;
+        case '\\':
+          json.append("\\\\");
+          break;
+        case '\n':
+          json.append("\\n");
+          break;
+        case '\r':
+          json.append("\\r");
+          break;
+        case '\t':
+          json.append("\\t");
+          break;
+        default:
+          if (c < 0x20) {
+            json.append(String.format("\\u%04x", (int) c));
+          } else {
+            json.append(c);
+          }
+      }
+    }
+    return json.append('"');
+  }
+}

@@ -1,0 +1,153 @@
+/*
+ * LocalCodecFactory: Parquet page compression without Hadoop.
+ *
+ * parquet-java's own CodecFactory goes through Hadoop's CompressionCodec classes even for
+ * UNCOMPRESSED, and the worker JVM has no Hadoop on its class path. This factory compresses with
+ * the libraries the shaded jar carries: snappy-java (raw Snappy blocks, as Parquet specifies),
+ * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW) and java.util.zip
+ * (gzip members). One factory serves one part: ParquetWriter releases it on close.
+ */
+package org.parallelexport.parquet;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import io.airlift.compress.lz4.Lz4Compressor;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.xerial.snappy.Snappy;
+
+final class LocalCodecFactory implements CompressionCodecFactory {
+  // Parquet's default zstd level (parquet.compression.codec.zstd.level).
+  private static final int ZSTD_LEVEL = 3;
+
+  private final Map<CompressionCodecName, BytesInputCompressor> compressors =
+      new EnumMap<>(CompressionCodecName.class);
+
+  static boolean supports(CompressionCodecName codec) {
+    switch (codec) {
+      case UNCOMPRESSED:
+      case SNAPPY:
+      case GZIP:
+      case ZSTD:
+      case LZ4_RAW:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  @Override
+  public BytesInputCompressor getCompressor(CompressionCodecName codec) {
+    requireNonNull(codec, "codec is null");
+    return compressors.computeIfAbsent(codec, Compressor::new);
+  }
+
+  @Override
+  public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
+    // Reading is not this jar's job, and parquet-java's reader cannot run without Hadoop anyway
+    // (ParquetReadOptions' builder always creates a Hadoop codec factory).
+    throw new UnsupportedOperationException("this codec factory only compresses");
+  }
+
+  @Override
+  public void release() {
+    compressors.values().forEach(BytesInputCompressor::release);
+    compressors.clear();
+  }
+
+  private static final class Compressor implements BytesInputCompressor {
+    private final CompressionCodecName codec;
+    // Reused between pages: the page writer copies the result before asking for the next page.
+    private byte[] output = new byte[0];
+    private final ByteArrayOutputStream gzipOutput = new ByteArrayOutputStream();
+    private ZstdCompressCtx zstd;
+    private Lz4Compressor lz4;
+
+    Compressor(CompressionCodecName codec) {
+      if (!supports(codec)) {
+        throw new IllegalArgumentException("unsupported compression: " + codec);
+      }
+      this.codec = codec;
+    }
+
+    @Override
+    public BytesInput compress(BytesInput bytes) throws IOException {
+      if (codec == CompressionCodecName.UNCOMPRESSED) {
+        return bytes;
+      }
+      byte[] input = bytes.toByteArray();
+      int n;
+      switch (codec) {
+        case SNAPPY:
+          n =
+              Snappy.rawCompress(
+                  input, 0, input.length, output(Snappy.maxCompressedLength(input.length)), 0);
+          break;
+        case ZSTD:
+          if (zstd == null) {
+            zstd = new ZstdCompressCtx().setLevel(ZSTD_LEVEL);
+          }
+          n =
+              zstd.compressByteArray(
+                  output((int) Zstd.compressBound(input.length)),
+                  0,
+                  output.length,
+                  input,
+                  0,
+                  input.length);
+          break;
+        case LZ4_RAW:
+          if (lz4 == null) {
+            lz4 = new Lz4Compressor();
+          }
+          n =
+              lz4.compress(
+                  input,
+                  0,
+                  input.length,
+                  output(lz4.maxCompressedLength(input.length)),
+                  0,
+                  output.length);
+          break;
+        case GZIP:
+          gzipOutput.reset();
+          try (GZIPOutputStream gzip = new GZIPOutputStream(gzipOutput, 64 * 1024)) {
+            gzip.write(input);
+          }
+          return BytesInput.from(gzipOutput);
+        default:
+          throw new IllegalStateException("unsupported compression: " + codec);
+      }
+      return BytesInput.from(output, 0, n);
+    }
+
+    private byte[] output(int size) {
+      if (output.length < size) {
+        output = new byte[size];
+      }
+      return output;
+    }
+
+    @Override
+    public CompressionCodecName getCodecName() {
+      return codec;
+    }
+
+    @Override
+    public void release() {
+      if (zstd != null) {
+        zstd.close();
+        zstd = null;
+      }
+      output = new byte[0];
+    }
+  }
+}

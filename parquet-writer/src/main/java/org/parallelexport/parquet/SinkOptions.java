@@ -1,0 +1,168 @@
+/*
+ * SinkOptions: the options string BatchSink.create receives, parsed once per worker.
+ *
+ * The C side builds it from the SQL call's settings as "key=value" lines. An unknown key is an
+ * error rather than ignored, so that a misspelt or newer setting fails the export instead of
+ * being silently dropped. Defaults are parquet-java's except two: compression is snappy (its
+ * default is none), and row_group_rows is 122880 (its default is unlimited; DuckDB's row group
+ * size), which bounds a worker's heap for narrow tables as row_group_bytes does for wide ones.
+ */
+package org.parallelexport.parquet;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.parquet.column.ParquetProperties.WriterVersion;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+final class SinkOptions {
+  CompressionCodecName compression = CompressionCodecName.SNAPPY;
+  int rowGroupRows = 122_880;
+  long rowGroupBytes = 134_217_728L;
+  int pageSize = 1_048_576;
+  boolean dictionary = true;
+  WriterVersion writerVersion = WriterVersion.PARQUET_1_0;
+  String createdByExtension = "parallel_export_parquet " + BatchSink.WRITER_VERSION;
+  int faultAfterBatches;
+
+  static SinkOptions parse(String text) {
+    requireNonNull(text, "options is null");
+    SinkOptions options = new SinkOptions();
+    Set<String> seen = new HashSet<>();
+    for (String line : text.split("\n", -1)) {
+      if (line.isBlank()) {
+        continue;
+      }
+      int eq = line.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("option is not key=value: " + line);
+      }
+      String key = line.substring(0, eq).trim();
+      String value = line.substring(eq + 1).trim();
+      if (!seen.add(key)) {
+        throw new IllegalArgumentException("option given twice: " + key);
+      }
+      options.set(key, value);
+    }
+    return options;
+  }
+
+  private void set(String key, String value) {
+    switch (key) {
+      case "compression":
+        compression = compression(value);
+        break;
+      case "row_group_rows":
+        rowGroupRows = positiveInt(key, value);
+        break;
+      case "row_group_bytes":
+        rowGroupBytes = positiveLong(key, value);
+        break;
+      case "page_size":
+        pageSize = positiveInt(key, value);
+        break;
+      case "dictionary":
+        dictionary = bool(key, value);
+        break;
+      case "writer_version":
+        writerVersion = writerVersion(value);
+        break;
+      case "created_by_extension":
+        if (value.isEmpty()) {
+          throw new IllegalArgumentException("option created_by_extension is empty");
+        }
+        createdByExtension = value;
+        break;
+      case "fault_after_batches":
+        faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
+        break;
+      default:
+        throw new IllegalArgumentException("unknown option: " + key);
+    }
+  }
+
+  private static CompressionCodecName compression(String value) {
+    switch (value.toLowerCase(Locale.ROOT)) {
+      case "uncompressed":
+        return CompressionCodecName.UNCOMPRESSED;
+      case "snappy":
+        return CompressionCodecName.SNAPPY;
+      case "gzip":
+        return CompressionCodecName.GZIP;
+      case "zstd":
+        return CompressionCodecName.ZSTD;
+      case "lz4_raw":
+        return CompressionCodecName.LZ4_RAW;
+      default:
+        throw new IllegalArgumentException(
+            "invalid value for option compression: \""
+                + value
+                + "\" (expected uncompressed, snappy, gzip, zstd or lz4_raw)");
+    }
+  }
+
+  private static WriterVersion writerVersion(String value) {
+    switch (value.toLowerCase(Locale.ROOT)) {
+      case "v1":
+        return WriterVersion.PARQUET_1_0;
+      case "v2":
+        return WriterVersion.PARQUET_2_0;
+      default:
+        throw new IllegalArgumentException(
+            "invalid value for option writer_version: \"" + value + "\" (expected v1 or v2)");
+    }
+  }
+
+  private static boolean bool(String key, String value) {
+    switch (value.toLowerCase(Locale.ROOT)) {
+      case "true":
+        return true;
+      case "false":
+        return false;
+      default:
+        throw new IllegalArgumentException(
+            "invalid value for option " + key + ": \"" + value + "\" (expected true or false)");
+    }
+  }
+
+  private static int positiveInt(String key, String value) {
+    long n = positiveLong(key, value);
+    if (n > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "invalid value for option "
+              + key
+              + ": "
+              + value
+              + " (at most "
+              + Integer.MAX_VALUE
+              + ")");
+    }
+    return (int) n;
+  }
+
+  private static long positiveLong(String key, String value) {
+    long n = nonNegativeLong(key, value);
+    if (n == 0) {
+      throw new IllegalArgumentException(
+          "invalid value for option " + key + ": 0 (must be positive)");
+    }
+    return n;
+  }
+
+  private static long nonNegativeLong(String key, String value) {
+    long n;
+    try {
+      n = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "invalid value for option " + key + ": \"" + value + "\" (expected an integer)", e);
+    }
+    if (n < 0) {
+      throw new IllegalArgumentException(
+          "invalid value for option " + key + ": " + value + " (must not be negative)");
+    }
+    return n;
+  }
+}

@@ -1,0 +1,166 @@
+/*
+ * SyncingOutputFile: the local-file OutputFile that every Parquet part is written through.
+ *
+ * The export protocol (DESIGN.md, "Output protocol") publishes a part by renaming it after the
+ * worker reported it done, so the bytes must be on disk when closePart returns: close() here
+ * forces the file to stable storage, which parquet-common's LocalOutputFile never does. The file
+ * is created with CREATE_NEW because the C side records every path in its ledger before asking
+ * for it, and an existing file at that path means something else owns it. abort() gives the file
+ * handle back without a footer or a sync, for a part that failed; the C side deletes the file.
+ */
+package org.parallelexport.parquet;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
+
+final class SyncingOutputFile implements OutputFile {
+  // Parquet hands over whole pages; a quarter megabyte keeps small footer writes from becoming
+  // system calls without holding much memory per worker.
+  private static final int BUFFER_BYTES = 256 * 1024;
+
+  private final Path path;
+  private Stream stream;
+
+  SyncingOutputFile(Path path) {
+    this.path = requireNonNull(path, "path is null");
+  }
+
+  @Override
+  public PositionOutputStream create(long blockSizeHint) throws IOException {
+    if (stream != null) {
+      throw new IllegalStateException("file already created: " + path);
+    }
+    FileChannel channel =
+        FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    stream = new Stream(channel);
+    return stream;
+  }
+
+  @Override
+  public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
+    // Overwriting could destroy a file this export does not own.
+    throw new UnsupportedOperationException("parts are never overwritten: " + path);
+  }
+
+  @Override
+  public boolean supportsBlockSize() {
+    return false;
+  }
+
+  @Override
+  public long defaultBlockSize() {
+    return 0;
+  }
+
+  @Override
+  public String getPath() {
+    return path.toString();
+  }
+
+  /** Bytes written so far; after close, the file's size. */
+  long position() {
+    return stream == null ? 0 : stream.position;
+  }
+
+  /** Releases the file handle without flushing or syncing. Never throws; safe to repeat. */
+  void abort() {
+    if (stream != null) {
+      stream.abort();
+    }
+  }
+
+  private static final class Stream extends PositionOutputStream {
+    private final FileChannel channel;
+    // Direct, so the channel writes it without the JDK's per-thread temporary copy.
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
+    private long position;
+    private boolean closed;
+
+    Stream(FileChannel channel) {
+      this.channel = channel;
+    }
+
+    @Override
+    public long getPos() {
+      return position;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      ensureOpen();
+      if (!buffer.hasRemaining()) {
+        drain();
+      }
+      buffer.put((byte) b);
+      position++;
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      ensureOpen();
+      Objects.checkFromIndexSize(offset, length, bytes.length);
+      int done = 0;
+      while (done < length) {
+        if (!buffer.hasRemaining()) {
+          drain();
+        }
+        int n = Math.min(buffer.remaining(), length - done);
+        buffer.put(bytes, offset + done, n);
+        done += n;
+      }
+      position += length;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      ensureOpen();
+      drain();
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try (channel) {
+        drain();
+        channel.force(true);
+      }
+    }
+
+    void abort() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        channel.close();
+      } catch (IOException | RuntimeException ignored) {
+        // The part is being thrown away; the caller deletes the file, and has an error to report.
+      }
+    }
+
+    private void drain() throws IOException {
+      buffer.flip();
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      buffer.clear();
+    }
+
+    private void ensureOpen() throws IOException {
+      if (closed) {
+        throw new IOException("stream is closed");
+      }
+    }
+  }
+}

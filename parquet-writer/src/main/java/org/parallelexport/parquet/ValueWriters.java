@@ -1,0 +1,116 @@
+/*
+ * ValueWriters: the one place that maps a column's kind to its Parquet type and value writer.
+ *
+ * BatchSink.create calls it once per column; the Parquet schema is the writers' types in column
+ * order. Every column is OPTIONAL because any PostgreSQL value may be NULL (a NOT NULL
+ * constraint does not hold for a query's or view's output). The type table is DESIGN.md's; the
+ * last line throws for a kind code this side does not know, which means the C side is newer.
+ */
+package org.parallelexport.parquet;
+
+import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BOOLEAN;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.DOUBLE;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
+
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+
+final class ValueWriters {
+  private static final int MAX_INT32_DIGITS = 9;
+  private static final int MAX_INT64_DIGITS = 18;
+
+  private ValueWriters() {}
+
+  static ValueWriter create(Column column) {
+    String name = column.name;
+    switch (column.kind) {
+      case ColumnKind.BOOL:
+        return new BooleanValueWriter(column, Types.optional(BOOLEAN).named(name));
+      case ColumnKind.INT16:
+        return new Int16ValueWriter(
+            column, Types.optional(INT32).as(LogicalTypeAnnotation.intType(16, true)).named(name));
+      case ColumnKind.INT32:
+        return new Int32ValueWriter(column, Types.optional(INT32).named(name));
+      case ColumnKind.INT64:
+        return new Int64ValueWriter(column, Types.optional(INT64).named(name));
+      case ColumnKind.FLOAT32:
+        return new FloatValueWriter(column, Types.optional(FLOAT).named(name));
+      case ColumnKind.FLOAT64:
+        return new DoubleValueWriter(column, Types.optional(DOUBLE).named(name));
+      case ColumnKind.DECIMAL:
+        return new DecimalValueWriter(column, decimalType(column));
+      case ColumnKind.STRING:
+        return new BinaryValueWriter(
+            column, Types.optional(BINARY).as(LogicalTypeAnnotation.stringType()).named(name));
+      case ColumnKind.JSON:
+        return new BinaryValueWriter(
+            column, Types.optional(BINARY).as(LogicalTypeAnnotation.jsonType()).named(name));
+      case ColumnKind.BYTES:
+        return new BinaryValueWriter(column, Types.optional(BINARY).named(name));
+      case ColumnKind.DATE:
+        return new Int32ValueWriter(
+            column, Types.optional(INT32).as(LogicalTypeAnnotation.dateType()).named(name));
+      case ColumnKind.TIME:
+        return new Int64ValueWriter(
+            column,
+            Types.optional(INT64).as(LogicalTypeAnnotation.timeType(false, MICROS)).named(name));
+      case ColumnKind.TIMESTAMP:
+        return new Int64ValueWriter(
+            column,
+            Types.optional(INT64)
+                .as(LogicalTypeAnnotation.timestampType(false, MICROS))
+                .named(name));
+      case ColumnKind.TIMESTAMPTZ:
+        return new Int64ValueWriter(
+            column,
+            Types.optional(INT64)
+                .as(LogicalTypeAnnotation.timestampType(true, MICROS))
+                .named(name));
+      case ColumnKind.UUID:
+        return new UuidValueWriter(
+            column,
+            Types.optional(FIXED_LEN_BYTE_ARRAY)
+                .length(16)
+                .as(LogicalTypeAnnotation.uuidType())
+                .named(name));
+      default:
+        break;
+    }
+    throw new IllegalArgumentException(String.format("unsupported kind: %d", column.kind));
+  }
+
+  private static PrimitiveType decimalType(Column column) {
+    int precision = column.precision;
+    int scale = column.scale;
+    // Parquet allows 0 <= scale <= precision; PostgreSQL 15 also allows negative scales and
+    // scales above the precision, which the C side must map before it gets here.
+    if (precision < 1
+        || precision > DecimalValueWriter.MAX_PRECISION
+        || scale < 0
+        || scale > precision) {
+      throw new IllegalArgumentException(
+          String.format(
+              "column \"%s\": DECIMAL(%d,%d) is not supported: precision must be 1 to %d and"
+                  + " scale 0 to the precision",
+              column.name, precision, scale, DecimalValueWriter.MAX_PRECISION));
+    }
+    LogicalTypeAnnotation decimal = LogicalTypeAnnotation.decimalType(scale, precision);
+    if (precision <= MAX_INT32_DIGITS) {
+      return Types.optional(INT32).as(decimal).named(column.name);
+    }
+    if (precision <= MAX_INT64_DIGITS) {
+      return Types.optional(INT64).as(decimal).named(column.name);
+    }
+    return Types.optional(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
+        .length(DecimalValueWriter.fixedLength(precision))
+        .as(decimal)
+        .named(column.name);
+  }
+}
