@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# tools/test.sh: the test command of parallel_export_parquet (CI runs it
+# through .ci/run).
+#
+#   1. tools/deps.sh                      system packages
+#   2. mvn package, make -C extension [install]
+#   3. tools/cluster.sh start             a fresh throwaway cluster
+#   4. pg_prove regress/sql/*.sql         pgTAP suites
+#   5. mvn -pl regress/readback test      Parquet read back with DuckDB
+#   6. every executable regress/t_*.sh    shell harnesses (TAP-ish output)
+#   7. tools/cluster.sh stop
+#
+# Ends with the line "N passed, N failed, N skipped" summing pgTAP tests,
+# Surefire tests and harness checks, and exits non-zero on any failure (or
+# when no test ran). Stage logs go to $PEP_LOGS (default /tmp/pep-test-logs),
+# the server log included.
+#
+# Environment: PEP_TMP, PEP_PORT, PG_CONFIG (see tools/cluster.sh);
+# PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_SKIP_DEPS=1 and
+# PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
+# "pgtap readback harness") picks suites.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+PEP_LOGS="${PEP_LOGS:-/tmp/pep-test-logs}"
+PEP_SUITES="${PEP_SUITES:-pgtap readback harness}"
+PG_CONFIG="${PG_CONFIG:-pg_config}"
+export PG_CONFIG
+rm -rf "$PEP_LOGS"
+mkdir -p "$PEP_LOGS"
+
+passed=0
+failed=0
+skipped=0
+started=$SECONDS
+
+say() { printf '\n=== %s\n' "$*"; }
+
+summary() {
+	say "summary ($((SECONDS - started)) s; logs in $PEP_LOGS)"
+	echo "$passed passed, $failed failed, $skipped skipped"
+}
+
+# Counts TAP results on stdin: prints "passed failed skipped". A plan that was
+# not fulfilled counts its missing tests as failed; a test file that printed
+# no plan counts as one failure. Files are separated by pg_prove's
+# "path .. " header lines; plain TAP (one stream) works too.
+tap_count() {
+	awk '
+		function flush() {
+			if (!seen) return
+			if (plan < 0) f += (nok > 0 ? nok : 1)
+			else { miss = plan - (okc + nok + skc); f += nok + (miss > 0 ? miss : 0) }
+			p += okc; s += skc
+			seen = 0
+		}
+		function start() { flush(); seen = 1; plan = -1; okc = 0; nok = 0; skc = 0 }
+		BEGIN { p = 0; f = 0; s = 0; seen = 0 }
+		/^[^ #]+ \.+ *$/ { start(); next }
+		/^1\.\.[0-9]+/ { if (!seen || plan >= 0) start(); plan = substr($0, 4) + 0; next }
+		/^ok [0-9]+/ || /^ok -/ {
+			if (!seen) start()
+			if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) skc++; else okc++
+			next
+		}
+		/^not ok/ {
+			if (!seen) start()
+			if ($0 ~ /# *TODO/) okc++; else nok++
+			next
+		}
+		END { flush(); print p, f, s }
+	'
+}
+
+# add_counts "p f s" rc: adds a suite's counts; a non-zero rc with no failure
+# counted is one failure.
+add_counts() {
+	local p f s
+	read -r p f s <<<"$1"
+	if [[ "$2" -ne 0 && "$f" -eq 0 ]]; then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	echo "--> $p passed, $f failed, $s skipped"
+}
+
+# run LOG CMD...: runs CMD with output to the console and LOG; returns its rc.
+run() {
+	local log="$1"
+	shift
+	local rc=0
+	"$@" </dev/null 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+	return "$rc"
+}
+
+# --- 1. deps
+if [[ "${PEP_SKIP_DEPS:-0}" != 1 ]]; then
+	say "deps"
+	if ! run "$PEP_LOGS/deps.log" tools/deps.sh; then
+		failed=$((failed + 1))
+		summary
+		exit 1
+	fi
+fi
+
+# --- 2. build
+if [[ "${PEP_SKIP_BUILD:-0}" != 1 ]]; then
+	say "build: mvn package"
+	if ! run "$PEP_LOGS/build-mvn.log" mvn -B -ntp -q -Dstyle.color=never -DskipTests package; then
+		echo "build failed: mvn package (see $PEP_LOGS/build-mvn.log)"
+		failed=$((failed + 1))
+		summary
+		exit 1
+	fi
+	say "build: make -C extension && make -C extension install"
+	if ! run "$PEP_LOGS/build-make.log" make -C extension PG_CONFIG="$PG_CONFIG" ||
+		! run "$PEP_LOGS/build-install.log" make -C extension install PG_CONFIG="$PG_CONFIG"; then
+		echo "build failed: make -C extension (see $PEP_LOGS/build-make.log, build-install.log)"
+		failed=$((failed + 1))
+		summary
+		exit 1
+	fi
+fi
+
+# --- 3. cluster
+# shellcheck source=tools/cluster.sh
+source "$ROOT/tools/cluster.sh"
+
+finish() {
+	local rc=$?
+	if [[ -f "$PEP_LOG" ]]; then
+		cp "$PEP_LOG" "$PEP_LOGS/postgresql.log" || true
+	fi
+	if [[ "${PEP_KEEP_CLUSTER:-0}" == 1 ]]; then
+		echo "cluster left running: $(pep_env)"
+	else
+		pep_stop >/dev/null 2>&1 || true
+	fi
+	return "$rc"
+}
+trap finish EXIT
+
+say "cluster"
+if [[ -e "$PEP_TMP" ]] && ! pep_stop; then
+	failed=$((failed + 1))
+	summary
+	exit 1
+fi
+if ! pep_start; then
+	failed=$((failed + 1))
+	summary
+	exit 1
+fi
+
+# A fresh export area per suite, owned by the server's OS user.
+outdir() {
+	local d="$PEP_OUT/$1"
+	mkdir -p "$d"
+	chown postgres: "$d"
+	chmod 777 "$d"
+	echo "$d"
+}
+
+suite_on() { [[ " $PEP_SUITES " == *" $1 "* ]]; }
+
+# --- 4. pgTAP
+if suite_on pgtap; then
+	say "pgTAP: pg_prove regress/sql/*.sql"
+	rc=0
+	run "$PEP_LOGS/pgtap.log" timeout --kill-after=30 "${PEP_PGTAP_TIMEOUT:-900}" \
+		pg_prove --verbose --nocolor --set outdir="$(outdir pgtap)" regress/sql/*.sql || rc=$?
+	add_counts "$(tap_count <"$PEP_LOGS/pgtap.log")" "$rc"
+fi
+
+# --- 5. read-back (Maven Surefire)
+if suite_on readback; then
+	say "read-back: mvn -pl regress/readback test"
+	reports=regress/readback/target/surefire-reports
+	rm -rf "$reports"
+	rc=0
+	run "$PEP_LOGS/readback.log" timeout --kill-after=30 "${PEP_READBACK_TIMEOUT:-1200}" \
+		mvn -B -ntp -Dstyle.color=never -pl regress/readback test -Dpep.readback=true \
+		-Dpep.jdbc.url="jdbc:postgresql://127.0.0.1:$PEP_PORT/postgres?user=postgres" \
+		-Dpep.outdir="$(outdir readback)" || rc=$?
+	counts="0 0 0"
+	if compgen -G "$reports/TEST-*.xml" >/dev/null; then
+		counts="$(sed -n 's/.*<testsuite [^>]*>.*/&/p' "$reports"/TEST-*.xml | awk '
+			{
+				t = 0; f = 0; e = 0; s = 0
+				if (match($0, / tests="[0-9]+"/)) t = substr($0, RSTART + 8, RLENGTH - 9)
+				if (match($0, / failures="[0-9]+"/)) f = substr($0, RSTART + 11, RLENGTH - 12)
+				if (match($0, / errors="[0-9]+"/)) e = substr($0, RSTART + 9, RLENGTH - 10)
+				if (match($0, / skipped="[0-9]+"/)) s = substr($0, RSTART + 10, RLENGTH - 11)
+				P += t - f - e - s; F += f + e; S += s
+			}
+			END { print P + 0, F + 0, S + 0 }')"
+	fi
+	add_counts "$counts" "$rc"
+fi
+
+# --- 6. shell harnesses
+if suite_on harness; then
+	# The failure harness must pass three runs in a row.
+	export PEP_FAILURE_RUNS="${PEP_FAILURE_RUNS:-3}"
+	for h in regress/t_*.sh; do
+		[[ -e "$h" ]] || continue
+		if [[ ! -x "$h" ]]; then
+			echo "warning: $h is not executable, not run"
+			continue
+		fi
+		name="$(basename "$h" .sh)"
+		say "harness: $h"
+		rc=0
+		PEP_HARNESS_OUT="$(outdir "$name")"
+		export PEP_HARNESS_OUT
+		run "$PEP_LOGS/$name.log" \
+			timeout --kill-after=30 "${PEP_HARNESS_TIMEOUT:-1800}" "$h" || rc=$?
+		counts="$(tap_count <"$PEP_LOGS/$name.log")"
+		if [[ "$counts" == "0 0 0" && "$rc" -eq 0 ]]; then
+			counts="1 0 0" # no TAP output: the script's exit status is its one check
+		fi
+		add_counts "$counts" "$rc"
+	done
+fi
+
+# --- 7. the cluster stops in finish()
+if [[ "$failed" -gt 0 && -f "$PEP_LOG" ]]; then
+	say "last server log lines"
+	tail -n 40 "$PEP_LOG" || true
+fi
+summary
+if [[ "$failed" -gt 0 || "$passed" -eq 0 ]]; then
+	exit 1
+fi
