@@ -22,6 +22,8 @@
 
 #include "access/parallel.h"
 #include "access/relscan.h"
+#include "access/tupdesc.h"
+#include "fmgr.h"
 #include "storage/condition_variable.h"
 #include "storage/shm_mq.h"
 #include "storage/spin.h"
@@ -65,7 +67,13 @@ typedef enum PEPKind
 	PEP_KIND_TIME = 11,
 	PEP_KIND_TIMESTAMP = 12,
 	PEP_KIND_TIMESTAMPTZ = 13,
-	PEP_KIND_UUID = 14
+	PEP_KIND_UUID = 14,
+	PEP_KIND_LIST = 15,			/* array: a LIST of one element node */
+	PEP_KIND_STRUCT = 16,		/* composite: a group of field nodes */
+	PEP_KIND_INTERVAL = 17,		/* int32 months, int32 days, int64 microseconds */
+	PEP_KIND_ENUM = 18,			/* the label's text */
+	PEP_KIND_TIMETZ = 19,		/* int64 microseconds of the day in UTC */
+	PEP_KIND_UINT32 = 20		/* oid */
 } PEPKind;
 
 /* Where a column's bytes come from, decided once in the leader. */
@@ -74,7 +82,8 @@ typedef enum PEPSourceForm
 	PEP_FORM_FIXED,				/* a pass-by-value or fixed-size binary */
 	PEP_FORM_VARLENA,			/* text-like varlena whose bytes are the value */
 	PEP_FORM_NAME,				/* a NameData */
-	PEP_FORM_OUTPUT				/* the type's output function */
+	PEP_FORM_OUTPUT,			/* the type's output function */
+	PEP_FORM_NESTED				/* an array or composite, serialized by pep_nested.c */
 } PEPSourceForm;
 
 /* One exported column, as the leader resolved it. */
@@ -90,7 +99,37 @@ typedef struct PEPColumn
 	int			form;			/* PEPSourceForm */
 	int			precision;		/* DECIMAL precision, else 0 */
 	int			scale;			/* DECIMAL scale, else 0 */
+	int			nnodes;			/* nodes of the column's type tree (1 if flat) */
+	uint32		tree_hash;		/* hash of that tree, checked by each worker */
 } PEPColumn;
+
+/*
+ * One node of a column's type tree, built by pep_resolve_tree in the
+ * process that uses it (the leader to decide the column, each worker to
+ * fill batches; PEPColumn.tree_hash proves they agree).  A flat column is
+ * one node.  A LIST has one child, its element; a STRUCT one child per live
+ * attribute; an INTERVAL has none (its three fields are fixed).
+ */
+typedef struct PEPNode
+{
+	char	   *name;			/* field name; "element" for a list element */
+	Oid			typid;			/* type of the value */
+	int32		typmod;			/* its typmod */
+	Oid			basetypid;		/* typid with domains resolved */
+	int			kind;			/* PEPKind */
+	int			form;			/* PEPSourceForm */
+	int			precision;		/* DECIMAL precision, else 0 */
+	int			scale;			/* DECIMAL scale, else 0 */
+	int16		typlen;			/* storage of the value, for array elements */
+	bool		typbyval;
+	char		typalign;
+	bool		any_lbound;		/* LIST: a lower bound other than 1 is intrinsic (int2vector) */
+	FmgrInfo	outfn;			/* output function when form is PEP_FORM_OUTPUT */
+	TupleDesc	tupdesc;		/* STRUCT: the row type, attributes dropped included */
+	int			nchildren;		/* entries in children */
+	struct PEPNode **children;	/* element or fields, in order */
+	int		   *attnums;		/* STRUCT: tupdesc index of each child */
+} PEPNode;
 
 /* Worker outcome, reported in PEPWorkerSlot.state. */
 #define PEP_WORKER_STARTING		0
@@ -104,6 +143,7 @@ typedef struct PEPWorkerSlot
 	int			pid;			/* process id, for tests and progress */
 	uint64		rows;			/* rows written */
 	uint64		bytes;			/* bytes of closed parts */
+	uint64		bytes_open;		/* bytes the open part holds so far */
 	int			parts;			/* parts closed */
 } PEPWorkerSlot;
 
@@ -132,7 +172,8 @@ typedef struct PEPShared
 	char		staging[MAXPGPATH];	/* staging directory the parts go to */
 	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
 	char		jvm_options[2048];	/* JVM options, the AppCDS archive's included */
-	char		writer_options[1024];	/* key=value lines for BatchSink */
+	char		writer_options[8192];	/* key=value lines for BatchSink */
+	int64		file_size_bytes;	/* a worker starts a new part past this; 0: never */
 
 	ConditionVariable cv;		/* signalled when the fields below change */
 
@@ -148,6 +189,9 @@ typedef struct PEPShared
 /* pep_types.c */
 extern void pep_resolve_column(PEPColumn *col, int attidx, const char *name,
 							   Oid typid, int32 typmod);
+extern PEPNode *pep_resolve_tree(const char *name, Oid typid, int32 typmod);
+extern int	pep_tree_count(const PEPNode *node);
+extern uint32 pep_tree_hash(const PEPNode *node, uint32 hash);
 extern int	pep_kind_width(int kind);
 extern bool pep_kind_is_var(int kind);
 
@@ -155,6 +199,7 @@ extern bool pep_kind_is_var(int kind);
 extern char *pep_libjvm_path;
 extern char *pep_jvm_options;
 extern char *pep_fault_injection;
+extern bool pep_log_exports;
 extern void pep_define_gucs(void);
 
 /* pep_entry.c */

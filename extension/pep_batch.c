@@ -9,7 +9,8 @@
  * Parquet's 1970-01-01 here; infinite values and the few timestamps that
  * overflow the move are refused with an error naming the column, never
  * written as a wrong number.  Text is converted to UTF-8 when the database
- * encoding is not UTF-8.
+ * encoding is not UTF-8 (and checked to be UTF-8 when it is SQL_ASCII).
+ * Arrays and composites are serialized by pep_nested.c into the var area.
  *
  * A row whose variable width values do not fit in the var area is not
  * added: the caller flushes the batch and adds it again, and a row that
@@ -26,6 +27,7 @@
 #include "datatype/timestamp.h"
 #include "mb/pg_wchar.h"
 #include "utils/date.h"
+#include "utils/timestamp.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/uuid.h"
@@ -52,7 +54,8 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity)
 	batch->capacity = capacity;
 	batch->null_offsets = palloc(sizeof(int) * ncolumns);
 	batch->value_offsets = palloc(sizeof(int) * ncolumns);
-	batch->output_fns = palloc0(sizeof(FmgrInfo) * ncolumns);
+	batch->trees = palloc(sizeof(PEPNode *) * ncolumns);
+	initStringInfo(&batch->scratch);
 
 	for (int c = 0; c < ncolumns; c++)
 	{
@@ -63,14 +66,12 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity)
 		batch->value_offsets[c] = (int) cursor;
 		cursor = PEP_ALIGN(cursor + (Size) capacity * pep_kind_width(col->kind));
 
-		if (col->form == PEP_FORM_OUTPUT)
-		{
-			Oid			outfunc;
-			bool		isvarlena;
-
-			getTypeOutputInfo(col->typid, &outfunc, &isvarlena);
-			fmgr_info(outfunc, &batch->output_fns[c]);
-		}
+		batch->trees[c] = pep_resolve_tree(col->name, col->typid, col->typmod);
+		if (pep_tree_count(batch->trees[c]) != col->nnodes ||
+			pep_tree_hash(batch->trees[c], 0) != col->tree_hash)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("type of column \"%s\" changed during the export", col->name)));
 	}
 	batch->var_start = cursor;
 	batch->size = cursor + PEP_VAR_AREA_INITIAL;
@@ -103,23 +104,23 @@ pep_batch_reset(PEPBatch *batch)
 }
 
 static void
-pep_refuse_infinite(const PEPColumn *col, const char *what)
+pep_refuse_infinite(const char *column, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("cannot export %s in column \"%s\"", what, col->name),
-			 errdetail("Parquet dates and timestamps have no infinite values."),
+			 errmsg("cannot export %s in column \"%s\"", what, column),
+			 errdetail("Parquet dates, timestamps and intervals have no infinite values."),
 			 errhint("Filter the rows out or replace the value in a query source.")));
 }
 
-/* Write one fixed width value at row r of column c. */
-static void
-pep_put_fixed(PEPBatch *batch, int c, int r, Datum value)
+/*
+ * Write one fixed width value of node's kind at dst (pep_kind_width bytes).
+ * column names the exported column in errors.
+ */
+void
+pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 {
-	const PEPColumn *col = &batch->columns[c];
-	char	   *dst = batch->buf + batch->value_offsets[c] + (Size) r * pep_kind_width(col->kind);
-
-	switch (col->kind)
+	switch (node->kind)
 	{
 		case PEP_KIND_BOOL:
 			*dst = DatumGetBool(value) ? 1 : 0;
@@ -138,11 +139,33 @@ pep_put_fixed(PEPBatch *batch, int c, int r, Datum value)
 				memcpy(dst, &v, sizeof(v));
 				break;
 			}
+		case PEP_KIND_UINT32:
+			{
+				uint32		v = DatumGetObjectId(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
 		case PEP_KIND_INT64:
 		case PEP_KIND_TIME:
 			{
 				int64		v = DatumGetInt64(value);
 
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_TIMETZ:
+			{
+				TimeTzADT  *t = DatumGetTimeTzADTP(value);
+				/* zone is seconds west of UTC: local time + zone = UTC */
+				int64		v = t->time + (int64) t->zone * USECS_PER_SEC;
+
+				/* into the day; 24:00 stays 24:00 only where it was 24:00 UTC already */
+				if (v < 0)
+					v += USECS_PER_DAY;
+				else if (v > USECS_PER_DAY ||
+						 (v == USECS_PER_DAY && t->time != USECS_PER_DAY))
+					v -= USECS_PER_DAY;
 				memcpy(dst, &v, sizeof(v));
 				break;
 			}
@@ -166,7 +189,7 @@ pep_put_fixed(PEPBatch *batch, int c, int r, Datum value)
 				int32		v;
 
 				if (DATE_NOT_FINITE(d))
-					pep_refuse_infinite(col, "an infinite date");
+					pep_refuse_infinite(column, "an infinite date");
 				v = d + PEP_EPOCH_DAYS;
 				memcpy(dst, &v, sizeof(v));
 				break;
@@ -178,34 +201,48 @@ pep_put_fixed(PEPBatch *batch, int c, int r, Datum value)
 				int64		v;
 
 				if (TIMESTAMP_NOT_FINITE(ts))
-					pep_refuse_infinite(col, "an infinite timestamp");
+					pep_refuse_infinite(column, "an infinite timestamp");
 				if (pg_add_s64_overflow(ts, PEP_EPOCH_USECS, &v))
 					ereport(ERROR,
 							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-							 errmsg("timestamp out of range for Parquet in column \"%s\"", col->name)));
+							 errmsg("timestamp out of range for Parquet in column \"%s\"", column)));
 				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_INTERVAL:
+			{
+				Interval   *iv = DatumGetIntervalP(value);
+
+#ifdef INTERVAL_NOT_FINITE
+				if (INTERVAL_NOT_FINITE(iv))
+					pep_refuse_infinite(column, "an infinite interval");
+#endif
+				memcpy(dst, &iv->month, sizeof(int32));
+				memcpy(dst + 4, &iv->day, sizeof(int32));
+				memcpy(dst + 8, &iv->time, sizeof(int64));
 				break;
 			}
 		case PEP_KIND_UUID:
 			memcpy(dst, DatumGetUUIDP(value)->data, UUID_LEN);
 			break;
 		default:
-			elog(ERROR, "unsupported fixed kind: %d", col->kind);
+			elog(ERROR, "unsupported fixed kind: %d", node->kind);
 	}
 }
 
 /*
- * Find the bytes of a variable width value.  Text-like values are converted
- * to UTF-8; the result may point into the datum or into palloc'd memory of
- * the current context.
+ * Find the bytes of a variable width leaf value.  Text-like values are
+ * converted to UTF-8; in a SQL_ASCII database, where nothing checked them,
+ * they must already be valid UTF-8.  The result may point into the datum or
+ * into palloc'd memory of the current context.
  */
-static const char *
-pep_var_bytes(PEPBatch *batch, int c, Datum value, Size *len)
+const char *
+pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
 {
-	const PEPColumn *col = &batch->columns[c];
 	const char *ptr;
+	int			dbenc;
 
-	switch (col->form)
+	switch (node->form)
 	{
 		case PEP_FORM_VARLENA:
 			{
@@ -220,14 +257,26 @@ pep_var_bytes(PEPBatch *batch, int c, Datum value, Size *len)
 			*len = strlen(ptr);
 			break;
 		case PEP_FORM_OUTPUT:
-			ptr = OutputFunctionCall(&batch->output_fns[c], value);
+			ptr = OutputFunctionCall((FmgrInfo *) &node->outfn, value);
 			*len = strlen(ptr);
 			break;
 		default:
-			elog(ERROR, "unsupported source form: %d", col->form);
+			elog(ERROR, "unsupported source form: %d", node->form);
 	}
 
-	if (col->kind != PEP_KIND_BYTES && GetDatabaseEncoding() != PG_UTF8 && *len > 0)
+	dbenc = GetDatabaseEncoding();
+	if (node->kind == PEP_KIND_BYTES || dbenc == PG_UTF8 || *len == 0)
+		return ptr;
+	if (dbenc == PG_SQL_ASCII)
+	{
+		if (!pg_verify_mbstr(PG_UTF8, ptr, (int) *len, true))
+			ereport(ERROR,
+					(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+					 errmsg("invalid UTF-8 in column \"%s\"", column),
+					 errdetail("The database encoding is SQL_ASCII, which does not check text; Parquet strings must be UTF-8."),
+					 errhint("Export a query that converts the column, for example with convert_from(convert_to(col, 'SQL_ASCII'), 'LATIN1'), or exports it as bytea.")));
+		return ptr;
+	}
 	{
 		char	   *utf8 = pg_server_to_any(ptr, (int) *len, PG_UTF8);
 
@@ -250,6 +299,7 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 	for (int c = 0; c < batch->ncolumns; c++)
 	{
 		const PEPColumn *col = &batch->columns[c];
+		const PEPNode *node = batch->trees[c];
 		char	   *nullp = batch->buf + batch->null_offsets[c] + r;
 		Datum		value = values[col->attidx];
 
@@ -263,10 +313,20 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 		if (pep_kind_is_var(col->kind))
 		{
 			Size		len;
-			const char *bytes = pep_var_bytes(batch, c, value, &len);
-			Size		at = batch->var_start + batch->var_used;
+			const char *bytes;
+			Size		at;
 			int32		pair[2];
 
+			if (node->form == PEP_FORM_NESTED)
+			{
+				resetStringInfo(&batch->scratch);
+				pep_nested_serialize(&batch->scratch, node, value, col->name);
+				bytes = batch->scratch.data;
+				len = batch->scratch.len;
+			}
+			else
+				bytes = pep_leaf_bytes(node, col->name, value, &len);
+			at = batch->var_start + batch->var_used;
 			if (len > batch->size - at)
 			{
 				batch->var_used = var_mark;
@@ -279,7 +339,8 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 			batch->var_used += len;
 		}
 		else
-			pep_put_fixed(batch, c, r, value);
+			pep_put_fixed(node, col->name, value,
+						  batch->buf + batch->value_offsets[c] + (Size) r * pep_kind_width(col->kind));
 	}
 	batch->nrows++;
 	return true;

@@ -18,6 +18,7 @@
 #define PEP_BATCH_H
 
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 
 #include "pep.h"
 
@@ -28,7 +29,8 @@ typedef struct PEPBatch
 	int			capacity;		/* rows per batch */
 	int		   *null_offsets;	/* per column: offset of its null bytes */
 	int		   *value_offsets;	/* per column: offset of its values */
-	FmgrInfo   *output_fns;		/* per column: output function, if used */
+	PEPNode   **trees;			/* per column: its type tree */
+	StringInfoData scratch;		/* a nested value being serialized */
 	char	   *buf;			/* the buffer Java reads */
 	Size		size;			/* its size in bytes */
 	Size		var_start;		/* offset of the var area */
@@ -41,5 +43,13 @@ extern PEPBatch *pep_batch_create(const PEPColumn *columns, int ncolumns, int ca
 extern bool pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull);
 extern void pep_batch_grow(PEPBatch *batch);
 extern void pep_batch_reset(PEPBatch *batch);
+
+/* One value in its kind's binary form; used by pep_nested.c for elements and fields. */
+extern void pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst);
+extern const char *pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len);
+
+/* pep_nested.c */
+extern void pep_nested_serialize(StringInfo out, const PEPNode *node, Datum value,
+								 const char *column);
 
 #endif							/* PEP_BATCH_H */

@@ -17,8 +17,8 @@
 
 #include "catalog/pg_authid.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
-#include "postmaster/bgworker_internals.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
@@ -29,6 +29,11 @@ PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(pep_export_text);
 PG_FUNCTION_INFO_V1(pep_export_regclass);
+PG_FUNCTION_INFO_V1(pep_last_export);
+
+/* The session's last finished export, for parallel_export_parquet_last(). */
+static PEPSummary pep_last;
+static bool pep_have_last = false;
 
 void
 _PG_init(void)
@@ -57,51 +62,66 @@ pep_require_arg(FunctionCallInfo fcinfo, int argno, const char *name)
 				 errmsg("%s must not be null", name)));
 }
 
-/* The workers argument: NULL chooses, anything else must be sane. */
-static int
-pep_workers_arg(FunctionCallInfo fcinfo, int argno)
+/* Checks shared by both entry points, in the order a caller should hear of them. */
+static void
+pep_check_call(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
-	int			workers;
-
-	if (PG_ARGISNULL(argno))
-		return 0;
-	workers = PG_GETARG_INT32(argno);
-	if (workers < 1 || workers > MAX_PARALLEL_WORKER_LIMIT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("workers must be between 1 and %d", MAX_PARALLEL_WORKER_LIMIT),
-				 errhint("Pass NULL to let the export choose.")));
-	return workers;
+	pep_check_file_privilege();
+	pep_require_arg(fcinfo, 0, "source");
+	pep_require_arg(fcinfo, 1, "directory");
+	pep_options_parse(fcinfo, opts);
 }
 
 Datum
 pep_export_text(PG_FUNCTION_ARGS)
 {
-	char	   *directory;
-	int			workers;
+	PEPOptions	opts;
+	PEPSource  *src;
 
-	pep_check_file_privilege();
-	pep_require_arg(fcinfo, 0, "source");
-	pep_require_arg(fcinfo, 1, "directory");
-	directory = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	workers = pep_workers_arg(fcinfo, 2);
+	uint64		rows;
 
-	PG_RETURN_INT64((int64) pep_export_run(pep_source_from_text(text_to_cstring(PG_GETARG_TEXT_PP(0))),
-										   directory, workers));
+	pep_check_call(fcinfo, &opts);
+	src = pep_source_from_text(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), &opts, &pep_last);
+	pep_have_last = true;
+	PG_RETURN_INT64((int64) rows);
 }
 
 Datum
 pep_export_regclass(PG_FUNCTION_ARGS)
 {
-	char	   *directory;
-	int			workers;
+	PEPOptions	opts;
+	PEPSource  *src;
 
-	pep_check_file_privilege();
-	pep_require_arg(fcinfo, 0, "source");
-	pep_require_arg(fcinfo, 1, "directory");
-	directory = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	workers = pep_workers_arg(fcinfo, 2);
+	uint64		rows;
 
-	PG_RETURN_INT64((int64) pep_export_run(pep_source_from_relid(PG_GETARG_OID(0)),
-										   directory, workers));
+	pep_check_call(fcinfo, &opts);
+	src = pep_source_from_relid(PG_GETARG_OID(0));
+	rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), &opts, &pep_last);
+	pep_have_last = true;
+	PG_RETURN_INT64((int64) rows);
+}
+
+/* The summary of this session's last finished export, or no row. */
+Datum
+pep_last_export(PG_FUNCTION_ARGS)
+{
+	TupleDesc	desc;
+	Datum		values[7];
+	bool		nulls[7] = {0};
+
+	if (!pep_have_last)
+		PG_RETURN_NULL();
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	desc = BlessTupleDesc(desc);
+
+	values[0] = CStringGetTextDatum(pep_last.source);
+	values[1] = CStringGetTextDatum(pep_last.directory);
+	values[2] = Int64GetDatum((int64) pep_last.rows);
+	values[3] = Int32GetDatum(pep_last.parts);
+	values[4] = Int64GetDatum((int64) pep_last.bytes);
+	values[5] = Int32GetDatum(pep_last.workers);
+	values[6] = Float8GetDatum(pep_last.seconds);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

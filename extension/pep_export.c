@@ -33,6 +33,8 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am_d.h"
+#include "pgstat.h"
 #include "miscadmin.h"
 #include "optimizer/cost.h"
 #include "optimizer/paths.h"
@@ -40,16 +42,20 @@
 #include "postmaster/bgworker_internals.h"
 #include "storage/ipc.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 
 #include "pep.h"
 #include "pep_export.h"
 #include "pep_fault.h"
 #include "pep_output.h"
+#include "pep_progress.h"
 #include "pep_stream.h"
 
 /* Rows per batch handed to Java, and the cap on its fixed-width bytes. */
 #define PEP_BATCH_ROWS			4096
 #define PEP_BATCH_FIXED_BYTES	(16 * 1024 * 1024)
+/* How often the leader refreshes progress while it waits. */
+#define PEP_PROGRESS_INTERVAL_MS	500
 
 /* Everything the leader keeps for one export; the cleanup callback's argument. */
 typedef struct PEPExport
@@ -58,6 +64,7 @@ typedef struct PEPExport
 	ParallelContext *pcxt;		/* the workers, once created */
 	PEPShared  *shared;			/* shared state in the DSM */
 	PEPLedger  *ledger;			/* the ledger in the DSM */
+	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
 	Snapshot	snapshot;		/* registered snapshot the scans use */
 } PEPExport;
 
@@ -83,6 +90,7 @@ pep_export_cleanup(int code, Datum arg)
 	PEPExport  *ex = (PEPExport *) DatumGetPointer(arg);
 
 	HOLD_INTERRUPTS();
+	pep_progress_phase(PEP_PHASE_CLEANING_UP);
 	if (ex->pcxt != NULL)
 		pep_terminate_workers(ex->pcxt);
 	pep_output_remove(&ex->out, ex->ledger);
@@ -160,7 +168,8 @@ pep_batch_rows(PEPSource *src)
 
 /* Create the parallel context and the DSM contents, then launch. */
 static void
-pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, shm_mq_handle ***queues)
+pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *writer_options,
+				  int64 file_size_bytes, shm_mq_handle ***queues)
 {
 	ParallelContext *pcxt;
 	int			nleaves = list_length(src->leaves);
@@ -174,10 +183,14 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, shm_mq_handle ***
 	char	   *queue_area = NULL;
 	ListCell   *lc;
 	int			i = 0;
+	bool		heap_scans = true;
 
 	foreach(lc, src->leaves)
 	{
 		leaves[i] = table_open(lfirst_oid(lc), NoLock);
+		/* Only heap's block scans can be read for progress. */
+		if (leaves[i]->rd_rel->relam != HEAP_TABLE_AM_OID)
+			heap_scans = false;
 		scan_size = add_size(scan_size, MAXALIGN(table_parallelscan_estimate(leaves[i], ex->snapshot)));
 		i++;
 	}
@@ -210,8 +223,12 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, shm_mq_handle ***
 	shared->batch_rows = pep_batch_rows(src);
 	strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
 	pep_java_setup(shared);
-	snprintf(shared->writer_options, sizeof(shared->writer_options),
-			 "created_by_extension=%s %s\n", PEP_EXTENSION_NAME, PEP_VERSION);
+	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
+		sizeof(shared->writer_options))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("export options are too long")));
+	shared->file_size_bytes = file_size_bytes;
 	ConditionVariableInit(&shared->cv);
 	SpinLockInit(&shared->mutex);
 	shared->nlaunched = -1;
@@ -242,6 +259,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, shm_mq_handle ***
 			table_close(leaves[i], NoLock);
 		}
 		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_SCANS, scan_area);
+		ex->scans = heap_scans ? scan_area : NULL;
 	}
 	else
 	{
@@ -288,6 +306,43 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, shm_mq_handle ***
 	ConditionVariableBroadcast(&shared->cv);
 }
 
+/*
+ * Wait until every worker has finished, reporting progress meanwhile.  A
+ * worker's error interrupts the wait (CHECK_FOR_INTERRUPTS rethrows it); a
+ * worker that stopped without a word is left to
+ * WaitForParallelWorkersToFinish, which reports it.
+ */
+static void
+pep_export_wait(PEPExport *ex)
+{
+	ParallelContext *pcxt = ex->pcxt;
+
+	for (;;)
+	{
+		int			done = 0;
+		bool		stopped = false;
+
+		pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
+		for (int i = 0; i < pcxt->nworkers_launched; i++)
+		{
+			pid_t		pid;
+
+			if (ex->shared->workers[i].state == PEP_WORKER_DONE)
+				done++;
+			else if (GetBackgroundWorkerPid(pcxt->worker[i].bgwhandle, &pid) == BGWH_STOPPED)
+				stopped = true;
+		}
+		if (done == pcxt->nworkers_launched || stopped)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 PEP_PROGRESS_INTERVAL_MS, WAIT_EVENT_PARALLEL_FINISH);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	WaitForParallelWorkersToFinish(pcxt);
+	pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
+}
+
 /* Check what the workers reported once all have finished. */
 static uint64
 pep_export_collect(PEPExport *ex, bool streamed, uint64 sent)
@@ -313,9 +368,41 @@ pep_export_collect(PEPExport *ex, bool streamed, uint64 sent)
 	return rows;
 }
 
-uint64
-pep_export_run(PEPSource *src, const char *directory, int workers)
+/* Fill the summary of a published export and log it if asked to. */
+static void
+pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz started,
+					 PEPSummary *summary)
 {
+	long		secs;
+	int			usecs;
+
+	memset(summary, 0, sizeof(PEPSummary));
+	strlcpy(summary->source, src->display, sizeof(summary->source));
+	strlcpy(summary->directory, ex->out.target, sizeof(summary->directory));
+	summary->rows = rows;
+	summary->workers = ex->pcxt->nworkers_launched;
+	for (int i = 0; i < summary->workers; i++)
+	{
+		summary->bytes += ex->shared->workers[i].bytes;
+		summary->parts += ex->shared->workers[i].parts;
+	}
+	TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
+	summary->seconds = secs + usecs / 1000000.0;
+
+	if (pep_log_exports)
+		ereport(LOG,
+				(errmsg("exported " UINT64_FORMAT " rows of %s to \"%s\": %d parts, " UINT64_FORMAT " bytes, %d workers, %.3f s",
+						summary->rows, summary->source, summary->directory, summary->parts,
+						summary->bytes, summary->workers, summary->seconds)));
+}
+
+uint64
+pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
+			   PEPSummary *summary)
+{
+	TimestampTz started = GetCurrentTimestamp();
+	int			workers = opts->workers;
+	char	   *writer_options = pep_options_writer_text(opts, src);
 	PEPExport  *ex = palloc0(sizeof(PEPExport));
 	PEPFault	fault;
 	uint64		rows = 0;
@@ -342,9 +429,10 @@ pep_export_run(PEPSource *src, const char *directory, int workers)
 		nworkers = workers;
 
 	/* Guard first: a rejected directory is never reached by the cleanup. */
-	pep_output_guard(&ex->out, directory);
+	pep_output_guard(&ex->out, directory, opts->overwrite);
 
 	ex->snapshot = RegisterSnapshot(GetActiveSnapshot());
+	pep_progress_start(src->relid, src->pages);
 
 	PG_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 	{
@@ -353,11 +441,13 @@ pep_export_run(PEPSource *src, const char *directory, int workers)
 
 		pep_output_lock(&ex->out);
 		pep_output_create_staging(&ex->out);
-		pep_export_launch(ex, src, nworkers, &queues);
+		pep_export_launch(ex, src, nworkers, writer_options, opts->file_size_bytes, &queues);
+		pep_progress_phase(PEP_PHASE_WRITING);
 
 		if (src->plan != NULL)
 		{
-			sent = pep_stream_run(src->plan, src->query, queues, ex->pcxt->nworkers_launched);
+			sent = pep_stream_run(src->plan, src->query, queues, ex->pcxt->nworkers_launched,
+								  ex->shared);
 			SpinLockAcquire(&ex->shared->mutex);
 			ex->shared->input_done = true;
 			SpinLockRelease(&ex->shared->mutex);
@@ -365,16 +455,19 @@ pep_export_run(PEPSource *src, const char *directory, int workers)
 				shm_mq_detach(queues[i]);
 		}
 
-		WaitForParallelWorkersToFinish(ex->pcxt);
+		pep_export_wait(ex);
 		rows = pep_export_collect(ex, src->plan != NULL, sent);
+		pep_progress_phase(PEP_PHASE_PUBLISHING);
 		pep_output_publish(&ex->out, ex->ledger, strcmp(fault.point, "publish_error") == 0);
 		pep_output_release(&ex->out);
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 
+	pep_export_summarize(ex, src, rows, started, summary);
 	DestroyParallelContext(ex->pcxt);
 	ex->pcxt = NULL;
 	ExitParallelMode();
 	UnregisterSnapshot(ex->snapshot);
+	pep_progress_end();
 	return rows;
 }

@@ -11,9 +11,23 @@
 #ifndef PEP_EXPORT_H
 #define PEP_EXPORT_H
 
+#include "pep_options.h"
 #include "pep_source.h"
 
-/* Export src into directory with workers workers (0: chosen); returns rows. */
-extern uint64 pep_export_run(PEPSource *src, const char *directory, int workers);
+/* What a finished export did, for its LOG line and for the caller. */
+typedef struct PEPSummary
+{
+	char		source[1024];	/* the source as messages name it */
+	char		directory[MAXPGPATH];	/* the published directory */
+	uint64		rows;			/* rows exported */
+	uint64		bytes;			/* bytes of all parts */
+	int			parts;			/* part files */
+	int			workers;		/* workers that ran */
+	double		seconds;		/* wall time of the call */
+} PEPSummary;
+
+/* Export src into directory as opts say; fills summary and returns rows. */
+extern uint64 pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
+							 PEPSummary *summary);
 
 #endif							/* PEP_EXPORT_H */

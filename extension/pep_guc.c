@@ -27,6 +27,7 @@
 char	   *pep_libjvm_path = NULL;
 char	   *pep_jvm_options = NULL;
 char	   *pep_fault_injection = NULL;
+bool		pep_log_exports = true;
 
 void
 pep_define_gucs(void)
@@ -57,6 +58,15 @@ pep_define_gucs(void)
 							   PGC_SUSET,
 							   GUC_NOT_IN_SAMPLE,
 							   NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("parallel_export_parquet.log_exports",
+							 "Logs one line for every finished export.",
+							 "The line names the source, directory, rows, parts, bytes, workers and seconds.",
+							 &pep_log_exports,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("parallel_export_parquet");
 }

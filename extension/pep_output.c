@@ -46,6 +46,11 @@
 
 #define PEP_SUCCESS_NAME "_SUCCESS"
 
+/* Linux's atomic exchange of two names; glibc declares it with _GNU_SOURCE. */
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
 /* Is a directory empty?  Raises ERROR if it cannot be read. */
 static bool
 pep_dir_is_empty(const char *path)
@@ -70,20 +75,74 @@ pep_dir_is_empty(const char *path)
 	return empty;
 }
 
+/* Is this a name a complete export of this extension leaves in its directory? */
+static bool
+pep_is_export_file(const char *name)
+{
+	size_t		len = strlen(name);
+
+	return strcmp(name, PEP_SUCCESS_NAME) == 0 ||
+		(strncmp(name, "part-", 5) == 0 && len > 13 && strcmp(name + len - 8, ".parquet") == 0);
+}
+
 /*
- * Check that the target may receive an export: absent, or an empty
- * directory that is not a symbolic link.  Shared by the guard and by the
- * check repeated under the lock.
+ * Check that a non-empty target holds exactly a previous complete export:
+ * its _SUCCESS and part files, nothing else.  Only such a directory may be
+ * replaced by overwrite.
  */
 static void
-pep_check_target(const char *target)
+pep_check_previous_export(const char *target)
+{
+	DIR		   *dir = opendir(target);
+	struct dirent *de;
+	bool		success = false;
+
+	if (dir == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open directory \"%s\": %m", target)));
+	while ((de = readdir(dir)) != NULL)
+	{
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!pep_is_export_file(de->d_name))
+		{
+			char	   *name = pstrdup(de->d_name);
+
+			closedir(dir);
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("directory \"%s\" does not hold only a previous export", target),
+					 errdetail("It contains \"%s\", which no export writes.", name),
+					 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+		}
+		if (strcmp(de->d_name, PEP_SUCCESS_NAME) == 0)
+			success = true;
+	}
+	closedir(dir);
+	if (!success)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("directory \"%s\" does not hold a complete export", target),
+				 errdetail("It has no \"%s\" file.", PEP_SUCCESS_NAME),
+				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+}
+
+/*
+ * Check that the target may receive an export: absent, or a directory that
+ * is not a symbolic link and is empty or, with overwrite, holds a previous
+ * complete export.  Shared by the guard and by the check repeated under the
+ * lock.  Returns whether the target holds an export to replace.
+ */
+static bool
+pep_check_target(const char *target, bool overwrite)
 {
 	struct stat st;
 
 	if (lstat(target, &st) != 0)
 	{
 		if (errno == ENOENT)
-			return;
+			return false;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not access directory \"%s\": %m", target)));
@@ -97,11 +156,34 @@ pep_check_target(const char *target)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a directory", target)));
-	if (!pep_dir_is_empty(target))
+	if (pep_dir_is_empty(target))
+		return false;
+	if (!overwrite)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("directory \"%s\" is not empty", target),
-				 errhint("Export into a new or an empty directory.")));
+				 errhint("Export into a new or an empty directory, or pass overwrite => true to replace a previous export.")));
+	pep_check_previous_export(target);
+	return true;
+}
+
+/* Does the raw path have a ".." component anywhere? */
+static bool
+pep_has_parent_component(const char *path)
+{
+	const char *p = path;
+
+	while (*p)
+	{
+		size_t		len = strcspn(p, "/");
+
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	return false;
 }
 
 /* Is path equal to dir or inside it?  Both must be canonical. */
@@ -114,12 +196,51 @@ pep_path_within(const char *path, const char *dir)
 }
 
 /*
+ * Refuse a target that is, holds or lies inside a tablespace's directory:
+ * an export must never write among relation files.  The locations are the
+ * links in the data directory's pg_tblspc, resolved.
+ */
+static void
+pep_check_tablespaces(const char *real_target)
+{
+	char		tblspc[MAXPGPATH];
+	DIR		   *dir;
+	struct dirent *de;
+
+	snprintf(tblspc, MAXPGPATH, "%s/pg_tblspc", DataDir);
+	dir = opendir(tblspc);
+	if (dir == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL)
+	{
+		char		link[MAXPGPATH];
+		char		location[PATH_MAX];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(link, MAXPGPATH, "%s/%s", tblspc, de->d_name);
+		if (realpath(link, location) == NULL)
+			continue;
+		if (pep_path_within(real_target, location) || pep_path_within(location, real_target))
+		{
+			closedir(dir);
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cannot export into a tablespace's directory or a directory containing one"),
+					 errdetail("The directory was \"%s\"; tablespace %s is at \"%s\".",
+							   real_target, de->d_name, location)));
+		}
+	}
+	closedir(dir);
+}
+
+/*
  * The directory guard.  It only reads: an export it rejects has touched
  * nothing.  It runs before the cleanup callback is registered, so a
  * rejected directory can never be reached by any cleanup.
  */
 void
-pep_output_guard(PEPOutput *out, const char *directory)
+pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
 {
 	char	   *last;
 	char		real_parent[PATH_MAX];
@@ -129,6 +250,7 @@ pep_output_guard(PEPOutput *out, const char *directory)
 
 	memset(out, 0, sizeof(PEPOutput));
 	out->lock_fd = -1;
+	out->overwrite = overwrite;
 
 	if (directory[0] == '\0')
 		ereport(ERROR,
@@ -144,13 +266,14 @@ pep_output_guard(PEPOutput *out, const char *directory)
 				(errcode(ERRCODE_NAME_TOO_LONG),
 				 errmsg("directory path is too long")));
 
+	/* Checked before canonicalize_path, which would fold ".." away. */
 	strlcpy(out->target, directory, MAXPGPATH);
-	canonicalize_path(out->target);
-	if (path_contains_parent_reference(out->target))
+	if (pep_has_parent_component(out->target))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("directory must not contain \"..\" components"),
 				 errdetail("The path was \"%s\".", directory)));
+	canonicalize_path(out->target);
 	if (strcmp(out->target, "/") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -189,6 +312,7 @@ pep_output_guard(PEPOutput *out, const char *directory)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot export into the data directory or a directory containing it"),
 				 errdetail("The directory was \"%s\".", out->target)));
+	pep_check_tablespaces(real_target);
 
 	if (access(out->parent, W_OK | X_OK) != 0)
 		ereport(ERROR,
@@ -196,7 +320,7 @@ pep_output_guard(PEPOutput *out, const char *directory)
 				 errmsg("could not write into directory \"%s\": %m", out->parent),
 				 errhint("An export stages its files beside the target directory, so the server needs write access to the parent.")));
 
-	pep_check_target(out->target);
+	(void) pep_check_target(out->target, overwrite);
 
 	if (snprintf(out->lock_path, MAXPGPATH, "%s/.%s.pep-lock", out->parent, last) >= MAXPGPATH ||
 		snprintf(out->staging, MAXPGPATH, "%s/.%s.pep-staging", out->parent, last) >= MAXPGPATH)
@@ -298,7 +422,7 @@ pep_output_lock(PEPOutput *out)
 		close(fd);
 	}
 
-	pep_check_target(out->target);
+	(void) pep_check_target(out->target, out->overwrite);
 	pep_sweep_staging(out);
 }
 
@@ -335,6 +459,44 @@ pep_fsync_path(const char *path, bool is_dir, int elevel)
 }
 
 /*
+ * Remove a replaced export from the staging directory.  Only the names a
+ * complete export consists of were there (pep_check_previous_export), and
+ * only those are removed; a failure is a WARNING, since the new export is
+ * already published, and the next export's sweep finishes the job.
+ */
+static void
+pep_remove_replaced(PEPOutput *out)
+{
+	DIR		   *dir = opendir(out->staging);
+	struct dirent *de;
+
+	if (dir == NULL)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not open directory \"%s\": %m", out->staging)));
+		return;
+	}
+	while ((de = readdir(dir)) != NULL)
+	{
+		char		path[MAXPGPATH];
+
+		if (!pep_is_export_file(de->d_name))
+			continue;
+		snprintf(path, MAXPGPATH, "%s/%s", out->staging, de->d_name);
+		if (unlink(path) != 0)
+			ereport(WARNING,
+					(errcode_for_file_access(),
+					 errmsg("could not remove file \"%s\": %m", path)));
+	}
+	closedir(dir);
+	if (rmdir(out->staging) != 0)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove directory \"%s\": %m", out->staging)));
+}
+
+/*
  * Publish: _SUCCESS last into the staging directory, then one rename onto
  * the target.  The rename is the commit point of the export; after it,
  * cleanup leaves the target alone.
@@ -344,6 +506,7 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 {
 	char		path[MAXPGPATH];
 	int			fd;
+	bool		replaced = false;
 
 	/* Like every other file, _SUCCESS is in the ledger before it exists. */
 	SpinLockAcquire(&ledger->mutex);
@@ -381,8 +544,23 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("injected fault during publication")));
 
-	/* Someone may have filled or created the target since the guard. */
-	if (rename(out->staging, out->target) != 0)
+	/*
+	 * One rename publishes everything.  A previous export being overwritten
+	 * is swapped out in one exchange, so its parts stay readable until the
+	 * new set is in place; it then sits in the staging directory, still
+	 * owned by our lock, and is removed below (or by the next export's
+	 * sweep, if we die first).
+	 */
+	if (pep_check_target(out->target, out->overwrite))
+	{
+		if (renameat2(AT_FDCWD, out->staging, AT_FDCWD, out->target, RENAME_EXCHANGE) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not exchange directory \"%s\" with \"%s\": %m",
+							out->staging, out->target)));
+		replaced = true;
+	}
+	else if (rename(out->staging, out->target) != 0)
 	{
 		if (errno == ENOTEMPTY || errno == EEXIST)
 			ereport(ERROR,
@@ -398,6 +576,10 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 
 	/* The export is complete; a lost parent fsync only risks the rename itself. */
 	pep_fsync_path(out->parent, true, WARNING);
+
+	/* What is now in the staging directory is the replaced export. */
+	if (replaced)
+		pep_remove_replaced(out);
 }
 
 /* Give up the lock after a successful export. */

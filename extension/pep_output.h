@@ -22,9 +22,10 @@ typedef struct PEPOutput
 	int			lock_fd;		/* open lock file holding flock, or -1 */
 	bool		staging_created;	/* this export created the staging directory */
 	bool		published;		/* staging was renamed onto the target */
+	bool		overwrite;		/* a previous complete export may be replaced */
 } PEPOutput;
 
-extern void pep_output_guard(PEPOutput *out, const char *directory);
+extern void pep_output_guard(PEPOutput *out, const char *directory, bool overwrite);
 extern void pep_output_lock(PEPOutput *out);
 extern void pep_output_create_staging(PEPOutput *out);
 extern void pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault);

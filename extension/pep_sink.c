@@ -29,6 +29,7 @@ struct PEPSink
 	jmethodID	open_part;		/* BatchSink.openPart */
 	jmethodID	write_batch;	/* BatchSink.writeBatch */
 	jmethodID	close_part;		/* BatchSink.closePart */
+	jmethodID	part_size;		/* BatchSink.partSize */
 	char	   *write_msg;		/* error message of a failed write of this part */
 	char	   *close_msg;		/* error message of a failed close of this part */
 };
@@ -63,6 +64,47 @@ pep_string_array(JNIEnv *env, const PEPColumn *columns, int n, bool types)
 	return arr;
 }
 
+static jobjectArray
+pep_cstring_array(JNIEnv *env, char **values, int n)
+{
+	jclass		string_class = pep_jvm_class("java/lang/String");
+	jobjectArray arr = (*env)->NewObjectArray(env, n, string_class, NULL);
+
+	for (int i = 0; i < n && arr != NULL; i++)
+	{
+		jstring		s = pep_jvm_string(values[i]);
+
+		(*env)->SetObjectArrayElement(env, arr, i, s);
+		(*env)->DeleteLocalRef(env, s);
+	}
+	return arr;
+}
+
+/* The column type trees in pre-order, every column's root included, as parallel arrays. */
+typedef struct PEPFlatNodes
+{
+	int			n;				/* nodes so far */
+	char	  **names;			/* per node: name */
+	int		   *kinds;			/* per node: PEPKind */
+	int		   *precisions;		/* per node: DECIMAL precision */
+	int		   *scales;			/* per node: DECIMAL scale */
+	int		   *nchildren;		/* per node: children, which follow it */
+} PEPFlatNodes;
+
+static void
+pep_flatten_tree(PEPFlatNodes *flat, const PEPNode *node)
+{
+	int			i = flat->n++;
+
+	flat->names[i] = node->name;
+	flat->kinds[i] = node->kind;
+	flat->precisions[i] = node->precision;
+	flat->scales[i] = node->scale;
+	flat->nchildren[i] = node->nchildren;
+	for (int c = 0; c < node->nchildren; c++)
+		pep_flatten_tree(flat, node->children[c]);
+}
+
 static jobject
 pep_direct_buffer(JNIEnv *env, PEPBatch *batch)
 {
@@ -90,6 +132,13 @@ pep_sink_create(PEPBatch *batch, const char *options)
 	jintArray	jvalues;
 	jobject		buffer;
 	jstring		joptions;
+	PEPFlatNodes flat;
+	int			nnodes = 0;
+	jobjectArray jnode_names;
+	jintArray	jnode_kinds;
+	jintArray	jnode_precisions;
+	jintArray	jnode_scales;
+	jintArray	jnode_children;
 	sigset_t	saved;
 
 	for (int i = 0; i < n; i++)
@@ -97,16 +146,28 @@ pep_sink_create(PEPBatch *batch, const char *options)
 		kinds[i] = batch->columns[i].kind;
 		precisions[i] = batch->columns[i].precision;
 		scales[i] = batch->columns[i].scale;
+		nnodes += batch->columns[i].nnodes;
 	}
+	flat.n = 0;
+	flat.names = palloc(sizeof(char *) * Max(nnodes, 1));
+	flat.kinds = palloc(sizeof(int) * Max(nnodes, 1));
+	flat.precisions = palloc(sizeof(int) * Max(nnodes, 1));
+	flat.scales = palloc(sizeof(int) * Max(nnodes, 1));
+	flat.nchildren = palloc(sizeof(int) * Max(nnodes, 1));
+	for (int i = 0; i < n; i++)
+		pep_flatten_tree(&flat, batch->trees[i]);
+	Assert(flat.n == nnodes);
 
 	create = pep_jvm_method(cls, "create",
 							"([Ljava/lang/String;[I[I[I[Ljava/lang/String;I[I[I"
-							"Ljava/nio/ByteBuffer;Ljava/lang/String;)L" PEP_SINK_CLASS ";",
+							"Ljava/nio/ByteBuffer;Ljava/lang/String;"
+							"[Ljava/lang/String;[I[I[I[I)L" PEP_SINK_CLASS ";",
 							true);
 	sink->set_buffer = pep_jvm_method(cls, "setBuffer", "(Ljava/nio/ByteBuffer;)V", false);
 	sink->open_part = pep_jvm_method(cls, "openPart", "(Ljava/lang/String;)V", false);
 	sink->write_batch = pep_jvm_method(cls, "writeBatch", "(I)V", false);
 	sink->close_part = pep_jvm_method(cls, "closePart", "()J", false);
+	sink->part_size = pep_jvm_method(cls, "partSize", "()J", false);
 
 	/* Build every argument first: the call itself must be the only thing between begin and end. */
 	names = pep_string_array(env, batch->columns, n, false);
@@ -118,8 +179,15 @@ pep_sink_create(PEPBatch *batch, const char *options)
 	jvalues = pep_int_array(env, batch->value_offsets, n);
 	buffer = pep_direct_buffer(env, batch);
 	joptions = pep_jvm_string(options);
+	jnode_names = pep_cstring_array(env, flat.names, nnodes);
+	jnode_kinds = pep_int_array(env, flat.kinds, nnodes);
+	jnode_precisions = pep_int_array(env, flat.precisions, nnodes);
+	jnode_scales = pep_int_array(env, flat.scales, nnodes);
+	jnode_children = pep_int_array(env, flat.nchildren, nnodes);
 	if (names == NULL || types == NULL || jkinds == NULL || jprecisions == NULL ||
-		jscales == NULL || jnulls == NULL || jvalues == NULL || buffer == NULL)
+		jscales == NULL || jnulls == NULL || jvalues == NULL || buffer == NULL ||
+		jnode_names == NULL || jnode_kinds == NULL || jnode_precisions == NULL ||
+		jnode_scales == NULL || jnode_children == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory in the java virtual machine")));
@@ -127,7 +195,9 @@ pep_sink_create(PEPBatch *batch, const char *options)
 	pep_jvm_call_begin(&saved);
 	local = (*env)->CallStaticObjectMethod(env, cls, create, names, jkinds, jprecisions,
 										   jscales, types, (jint) batch->capacity,
-										   jnulls, jvalues, buffer, joptions);
+										   jnulls, jvalues, buffer, joptions, jnode_names,
+										   jnode_kinds, jnode_precisions, jnode_scales,
+										   jnode_children);
 	pep_jvm_call_end(&saved, "could not set up the parquet writer");
 	sink->sink = (*env)->NewGlobalRef(env, local);
 	(*env)->DeleteLocalRef(env, local);
@@ -188,5 +258,19 @@ pep_sink_close_part(PEPSink *sink)
 	pep_jvm_call_begin(&saved);
 	bytes = (*env)->CallLongMethod(env, sink->sink, sink->close_part);
 	pep_jvm_call_end(&saved, sink->close_msg);
+	return (uint64) bytes;
+}
+
+/* Bytes the open part will take: written so far plus its buffered row group. */
+uint64
+pep_sink_part_size(PEPSink *sink)
+{
+	JNIEnv	   *env = pep_jvm_env();
+	jlong		bytes;
+	sigset_t	saved;
+
+	pep_jvm_call_begin(&saved);
+	bytes = (*env)->CallLongMethod(env, sink->sink, sink->part_size);
+	pep_jvm_call_end(&saved, sink->write_msg);
 	return (uint64) bytes;
 }

@@ -40,13 +40,24 @@
 
 #include "pep_source.h"
 
-/* Does the text start with a keyword that begins a query? */
+/*
+ * Is the text a query rather than a relation name?  A query starts with a
+ * keyword that begins one; anything else with white space, parentheses or
+ * a semicolon outside double quotes cannot be a (qualified) name either, so
+ * it is parsed as a statement too, and a statement that is not a query gets
+ * the error that says so instead of "invalid name syntax".
+ */
 static bool
 pep_text_is_query(const char *text)
 {
 	static const char *const keywords[] = {"select", "with", "values", "table"};
 	const char *p = text;
+	const char *end = text + strlen(text);
+	bool		quoted = false;
 
+	/* Surrounding white space never makes a name a query. */
+	while (end > text && isspace((unsigned char) end[-1]))
+		end--;
 	for (;;)
 	{
 		while (*p && isspace((unsigned char) *p))
@@ -73,6 +84,13 @@ pep_text_is_query(const char *text)
 
 		if (pg_strncasecmp(p, keywords[i], len) == 0 &&
 			!isalnum((unsigned char) p[len]) && p[len] != '_' && p[len] != '$')
+			return true;
+	}
+	for (; p < end; p++)
+	{
+		if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && (isspace((unsigned char) *p) || *p == '(' || *p == ';'))
 			return true;
 	}
 	return false;

@@ -28,6 +28,7 @@
 #include "tcop/dest.h"
 #include "utils/snapmgr.h"
 
+#include "pep_progress.h"
 #include "pep_stream.h"
 
 /* Bytes of tuples gathered before a chunk goes to a worker. */
@@ -42,6 +43,7 @@ typedef struct PEPStreamReceiver
 	char	   *chunk;			/* chunk being filled */
 	Size		used;			/* bytes of chunk in use */
 	uint64		rows;			/* rows sent */
+	PEPShared  *shared;			/* the workers' reports, for progress */
 } PEPStreamReceiver;
 
 static void
@@ -67,6 +69,7 @@ pep_stream_flush(PEPStreamReceiver *r)
 		return;
 	pep_stream_send(r, r->chunk, r->used);
 	r->used = 0;
+	pep_progress_report(r->shared, r->nqueues, NULL);
 }
 
 /* Form a tuple whose out-of-line values are fetched into it. */
@@ -85,7 +88,12 @@ pep_stream_inline(TupleTableSlot *slot)
 			values[i] = PointerGetDatum(detoast_external_attr((struct varlena *)
 															  DatumGetPointer(values[i])));
 	}
+#if PG_VERSION_NUM >= 180000
+	/* PostgreSQL 18 added the "extra" argument (bytes reserved ahead) */
+	return heap_form_minimal_tuple(desc, values, slot->tts_isnull, 0);
+#else
 	return heap_form_minimal_tuple(desc, values, slot->tts_isnull);
+#endif
 }
 
 static bool
@@ -138,7 +146,8 @@ pep_stream_destroy(DestReceiver *self)
 }
 
 uint64
-pep_stream_run(PlannedStmt *plan, const char *query, shm_mq_handle **queues, int nqueues)
+pep_stream_run(PlannedStmt *plan, const char *query, shm_mq_handle **queues, int nqueues,
+			   PEPShared *shared)
 {
 	PEPStreamReceiver *r = palloc0(sizeof(PEPStreamReceiver));
 	QueryDesc  *qd;
@@ -150,6 +159,7 @@ pep_stream_run(PlannedStmt *plan, const char *query, shm_mq_handle **queues, int
 	r->pub.mydest = DestNone;
 	r->queues = queues;
 	r->nqueues = nqueues;
+	r->shared = shared;
 	/* palloc'd memory is MAXALIGNed, so are the tuples packed into it */
 	r->chunk = palloc(PEP_CHUNK_SIZE);
 

@@ -14,7 +14,9 @@
 #include "nodes/plannodes.h"
 #include "storage/shm_mq.h"
 
+#include "pep.h"
+
 extern uint64 pep_stream_run(PlannedStmt *plan, const char *query,
-							 shm_mq_handle **queues, int nqueues);
+							 shm_mq_handle **queues, int nqueues, PEPShared *shared);
 
 #endif							/* PEP_STREAM_H */

@@ -10,6 +10,13 @@
  * base type.  Anything without a mapping becomes a STRING of its text
  * output, so no source is refused for its types.
  *
+ * A column's type is a tree (PEPNode): arrays are LISTs of their element,
+ * composites STRUCTs of their attributes, to any depth.  The leader builds
+ * it to decide the column and records its size and hash in PEPColumn; each
+ * worker builds it again from the catalogs (it needs the element storage,
+ * row types and output functions locally anyway) and refuses to go on if
+ * the hash differs, which only concurrent DDL on a row type could cause.
+ *
  * IDENTIFICATION
  *	  extension/pep_types.c
  *
@@ -18,8 +25,11 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 #include "pep.h"
 
@@ -60,11 +70,198 @@ pep_numeric_decimal(int32 typmod, int *precision, int *scale)
 	return true;
 }
 
+/*
+ * Build the type tree of a value of type typid/typmod, named name.  Arrays
+ * become a LIST of their element (the column's typmod is the element's),
+ * composites a STRUCT of their live attributes, domains their base type.
+ * Every process that needs the tree builds it the same way from the
+ * catalogs; nothing of it crosses shared memory but its size and hash.
+ */
+PEPNode *
+pep_resolve_tree(const char *name, Oid typid, int32 typmod)
+{
+	PEPNode    *node = palloc0(sizeof(PEPNode));
+	int32		basetypmod = typmod;
+	Oid			basetypid = getBaseTypeAndTypmod(typid, &basetypmod);
+	Oid			elemtype;
+	char		typtype;
+
+	/* composites nest composites and arrays without a bound */
+	check_stack_depth();
+
+	node->name = pstrdup(name);
+	node->typid = typid;
+	node->typmod = typmod;
+	node->basetypid = basetypid;
+	node->form = PEP_FORM_FIXED;
+	get_typlenbyvalalign(typid, &node->typlen, &node->typbyval, &node->typalign);
+
+	switch (basetypid)
+	{
+		case BOOLOID:
+			node->kind = PEP_KIND_BOOL;
+			break;
+		case INT2OID:
+			node->kind = PEP_KIND_INT16;
+			break;
+		case INT4OID:
+			node->kind = PEP_KIND_INT32;
+			break;
+		case INT8OID:
+			node->kind = PEP_KIND_INT64;
+			break;
+		case OIDOID:
+			node->kind = PEP_KIND_UINT32;
+			break;
+		case FLOAT4OID:
+			node->kind = PEP_KIND_FLOAT32;
+			break;
+		case FLOAT8OID:
+			node->kind = PEP_KIND_FLOAT64;
+			break;
+		case DATEOID:
+			node->kind = PEP_KIND_DATE;
+			break;
+		case TIMEOID:
+			node->kind = PEP_KIND_TIME;
+			break;
+		case TIMETZOID:
+			node->kind = PEP_KIND_TIMETZ;
+			break;
+		case TIMESTAMPOID:
+			node->kind = PEP_KIND_TIMESTAMP;
+			break;
+		case TIMESTAMPTZOID:
+			node->kind = PEP_KIND_TIMESTAMPTZ;
+			break;
+		case INTERVALOID:
+			node->kind = PEP_KIND_INTERVAL;
+			break;
+		case UUIDOID:
+			node->kind = PEP_KIND_UUID;
+			break;
+		case NUMERICOID:
+			/* numeric_out's text is exact; Java scales it to the DECIMAL */
+			node->form = PEP_FORM_OUTPUT;
+			if (pep_numeric_decimal(basetypmod, &node->precision, &node->scale))
+				node->kind = PEP_KIND_DECIMAL;
+			else
+				node->kind = PEP_KIND_STRING;
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			node->kind = PEP_KIND_STRING;
+			node->form = PEP_FORM_VARLENA;
+			break;
+		case NAMEOID:
+			node->kind = PEP_KIND_STRING;
+			node->form = PEP_FORM_NAME;
+			break;
+		case BYTEAOID:
+			node->kind = PEP_KIND_BYTES;
+			node->form = PEP_FORM_VARLENA;
+			break;
+		case JSONOID:
+			node->kind = PEP_KIND_JSON;
+			node->form = PEP_FORM_VARLENA;
+			break;
+		case JSONBOID:
+			node->kind = PEP_KIND_JSON;
+			node->form = PEP_FORM_OUTPUT;
+			break;
+		default:
+			elemtype = get_element_type(basetypid);
+			typtype = get_typtype(basetypid);
+			if (OidIsValid(elemtype))
+			{
+				node->kind = PEP_KIND_LIST;
+				node->form = PEP_FORM_NESTED;
+				/* int2vector and oidvector count from 0 by definition */
+				node->any_lbound = (basetypid == INT2VECTOROID || basetypid == OIDVECTOROID);
+				node->nchildren = 1;
+				node->children = palloc(sizeof(PEPNode *));
+				node->children[0] = pep_resolve_tree("element", elemtype, basetypmod);
+			}
+			else if (typtype == TYPTYPE_COMPOSITE)
+			{
+				TupleDesc	desc = lookup_rowtype_tupdesc_copy(basetypid, basetypmod);
+
+				node->kind = PEP_KIND_STRUCT;
+				node->form = PEP_FORM_NESTED;
+				node->tupdesc = desc;
+				node->children = palloc(sizeof(PEPNode *) * Max(desc->natts, 1));
+				node->attnums = palloc(sizeof(int) * Max(desc->natts, 1));
+				for (int i = 0; i < desc->natts; i++)
+				{
+					Form_pg_attribute att = TupleDescAttr(desc, i);
+
+					if (att->attisdropped)
+						continue;
+					node->attnums[node->nchildren] = i;
+					node->children[node->nchildren++] =
+						pep_resolve_tree(NameStr(att->attname), att->atttypid, att->atttypmod);
+				}
+				if (node->nchildren == 0)
+				{
+					/* Parquet has no empty group: a row of no columns is its text, "()" */
+					node->kind = PEP_KIND_STRING;
+					node->form = PEP_FORM_OUTPUT;
+				}
+			}
+			else if (typtype == TYPTYPE_ENUM)
+			{
+				node->kind = PEP_KIND_ENUM;
+				node->form = PEP_FORM_OUTPUT;
+			}
+			else
+			{
+				/* ranges, record, network, geometric, money, bit, xml, ...: exact text */
+				node->kind = PEP_KIND_STRING;
+				node->form = PEP_FORM_OUTPUT;
+			}
+			break;
+	}
+
+	if (node->form == PEP_FORM_OUTPUT)
+	{
+		Oid			outfunc;
+		bool		isvarlena;
+
+		getTypeOutputInfo(typid, &outfunc, &isvarlena);
+		fmgr_info(outfunc, &node->outfn);
+	}
+	return node;
+}
+
+/* Nodes in the tree, the root included. */
+int
+pep_tree_count(const PEPNode *node)
+{
+	int			n = 1;
+
+	for (int i = 0; i < node->nchildren; i++)
+		n += pep_tree_count(node->children[i]);
+	return n;
+}
+
+/* A hash of what Java is told about the tree, in pre-order. */
+uint32
+pep_tree_hash(const PEPNode *node, uint32 hash)
+{
+	uint32		facts[4] = {node->kind, node->precision, node->scale, node->nchildren};
+
+	hash = hash_combine(hash, hash_bytes((const unsigned char *) facts, sizeof(facts)));
+	hash = hash_combine(hash, hash_bytes((const unsigned char *) node->name, strlen(node->name)));
+	for (int i = 0; i < node->nchildren; i++)
+		hash = pep_tree_hash(node->children[i], hash);
+	return hash;
+}
+
 void
 pep_resolve_column(PEPColumn *col, int attidx, const char *name, Oid typid, int32 typmod)
 {
-	int32		basetypmod = typmod;
-	Oid			basetypid = getBaseTypeAndTypmod(typid, &basetypmod);
+	PEPNode    *root = pep_resolve_tree(name, typid, typmod);
 
 	memset(col, 0, sizeof(PEPColumn));
 	col->attidx = attidx;
@@ -72,79 +269,13 @@ pep_resolve_column(PEPColumn *col, int attidx, const char *name, Oid typid, int3
 	strlcpy(col->pgtype, format_type_with_typemod(typid, typmod), sizeof(col->pgtype));
 	col->typid = typid;
 	col->typmod = typmod;
-	col->basetypid = basetypid;
-	col->form = PEP_FORM_FIXED;
-
-	switch (basetypid)
-	{
-		case BOOLOID:
-			col->kind = PEP_KIND_BOOL;
-			break;
-		case INT2OID:
-			col->kind = PEP_KIND_INT16;
-			break;
-		case INT4OID:
-			col->kind = PEP_KIND_INT32;
-			break;
-		case INT8OID:
-			col->kind = PEP_KIND_INT64;
-			break;
-		case FLOAT4OID:
-			col->kind = PEP_KIND_FLOAT32;
-			break;
-		case FLOAT8OID:
-			col->kind = PEP_KIND_FLOAT64;
-			break;
-		case DATEOID:
-			col->kind = PEP_KIND_DATE;
-			break;
-		case TIMEOID:
-			col->kind = PEP_KIND_TIME;
-			break;
-		case TIMESTAMPOID:
-			col->kind = PEP_KIND_TIMESTAMP;
-			break;
-		case TIMESTAMPTZOID:
-			col->kind = PEP_KIND_TIMESTAMPTZ;
-			break;
-		case UUIDOID:
-			col->kind = PEP_KIND_UUID;
-			break;
-		case NUMERICOID:
-			/* numeric_out's text is exact; Java scales it to the DECIMAL */
-			col->form = PEP_FORM_OUTPUT;
-			if (pep_numeric_decimal(basetypmod, &col->precision, &col->scale))
-				col->kind = PEP_KIND_DECIMAL;
-			else
-				col->kind = PEP_KIND_STRING;
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-			col->kind = PEP_KIND_STRING;
-			col->form = PEP_FORM_VARLENA;
-			break;
-		case NAMEOID:
-			col->kind = PEP_KIND_STRING;
-			col->form = PEP_FORM_NAME;
-			break;
-		case BYTEAOID:
-			col->kind = PEP_KIND_BYTES;
-			col->form = PEP_FORM_VARLENA;
-			break;
-		case JSONOID:
-			col->kind = PEP_KIND_JSON;
-			col->form = PEP_FORM_VARLENA;
-			break;
-		case JSONBOID:
-			col->kind = PEP_KIND_JSON;
-			col->form = PEP_FORM_OUTPUT;
-			break;
-		default:
-			col->kind = PEP_KIND_STRING;
-			col->form = PEP_FORM_OUTPUT;
-			break;
-	}
+	col->basetypid = root->basetypid;
+	col->kind = root->kind;
+	col->form = root->form;
+	col->precision = root->precision;
+	col->scale = root->scale;
+	col->nnodes = pep_tree_count(root);
+	col->tree_hash = pep_tree_hash(root, 0);
 }
 
 /* Bytes per row in the values area of a fixed-width kind; var kinds keep an (offset, length) pair. */
@@ -158,21 +289,27 @@ pep_kind_width(int kind)
 		case PEP_KIND_INT16:
 			return 2;
 		case PEP_KIND_INT32:
+		case PEP_KIND_UINT32:
 		case PEP_KIND_FLOAT32:
 		case PEP_KIND_DATE:
 			return 4;
 		case PEP_KIND_INT64:
 		case PEP_KIND_FLOAT64:
 		case PEP_KIND_TIME:
+		case PEP_KIND_TIMETZ:
 		case PEP_KIND_TIMESTAMP:
 		case PEP_KIND_TIMESTAMPTZ:
 			return 8;
 		case PEP_KIND_UUID:
+		case PEP_KIND_INTERVAL:
 			return 16;
 		case PEP_KIND_DECIMAL:
 		case PEP_KIND_STRING:
 		case PEP_KIND_JSON:
 		case PEP_KIND_BYTES:
+		case PEP_KIND_ENUM:
+		case PEP_KIND_LIST:
+		case PEP_KIND_STRUCT:
 			return 8;
 	}
 	elog(ERROR, "unsupported kind: %d", kind);
@@ -183,5 +320,6 @@ bool
 pep_kind_is_var(int kind)
 {
 	return kind == PEP_KIND_DECIMAL || kind == PEP_KIND_STRING ||
-		kind == PEP_KIND_JSON || kind == PEP_KIND_BYTES;
+		kind == PEP_KIND_JSON || kind == PEP_KIND_BYTES ||
+		kind == PEP_KIND_ENUM || kind == PEP_KIND_LIST || kind == PEP_KIND_STRUCT;
 }

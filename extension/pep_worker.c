@@ -108,6 +108,7 @@ pep_worker_close_part(PEPWorker *w)
 	bytes = pep_sink_close_part(w->sink);
 	w->part_open = false;
 	w->slot->bytes += bytes;
+	w->slot->bytes_open = 0;
 	w->slot->parts++;
 }
 
@@ -141,6 +142,12 @@ pep_worker_flush(PEPWorker *w)
 	w->slot->rows = w->rows;
 	w->batches++;
 	pep_batch_reset(w->batch);
+
+	/* A part past file_size_bytes is finished; the next batch opens another. */
+	w->slot->bytes_open = pep_sink_part_size(w->sink);
+	if (w->shared->file_size_bytes > 0 &&
+		w->slot->bytes_open >= (uint64) w->shared->file_size_bytes)
+		pep_worker_close_part(w);
 
 	if (w->fault.batches == w->batches)
 	{
@@ -311,6 +318,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	columns = shm_toc_lookup(toc, PARALLEL_KEY_PEP_COLUMNS, false);
 	w.slot = &w.shared->workers[ParallelWorkerNumber];
 	w.slot->pid = MyProcPid;
+	/* A name a DBA can find in pg_stat_activity; backend_type stays "parallel worker". */
+	pgstat_report_appname(psprintf("parallel_export_parquet worker %d", ParallelWorkerNumber));
 
 	errcallback.callback = pep_worker_error_context;
 	errcallback.arg = NULL;

@@ -27,10 +27,10 @@ final class AvroSchemas {
   /** The schema's JSON, or empty when Avro cannot name some column. */
   static Optional<String> forColumns(List<Column> columns) {
     try {
+      int[] names = {0};
       SchemaBuilder.FieldAssembler<Schema> fields = SchemaBuilder.record(RECORD_NAME).fields();
       for (Column column : columns) {
-        Schema nullable = Schema.createUnion(Schema.create(Schema.Type.NULL), avroType(column));
-        fields = fields.name(column.name).type(nullable).withDefault(null);
+        fields = fields.name(column.name).type(nullable(column, names)).withDefault(null);
       }
       // toString also checks that no two named types (record, fixeds) share a name.
       return Optional.of(fields.endRecord().toString());
@@ -39,8 +39,42 @@ final class AvroSchemas {
     }
   }
 
-  private static Schema avroType(Column column) {
+  private static Schema nullable(Column column, int[] names) {
+    return Schema.createUnion(Schema.create(Schema.Type.NULL), avroType(column, names));
+  }
+
+  // Named types (records, fixeds) get a name of their own: nested nodes repeat names
+  // ("element") and Avro wants each named type once.
+  private static String typeName(Column column, int[] names) {
+    return column.name + "_" + names[0]++;
+  }
+
+  private static Schema avroType(Column column, int[] names) {
     switch (column.kind) {
+      case ColumnKind.UINT32:
+        return Schema.create(Schema.Type.LONG);
+      case ColumnKind.ENUM:
+        return Schema.create(Schema.Type.STRING);
+      case ColumnKind.TIMETZ:
+        return LogicalTypes.timeMicros().addToSchema(Schema.create(Schema.Type.LONG));
+      case ColumnKind.INTERVAL:
+        return SchemaBuilder.record(typeName(column, names))
+            .fields()
+            .requiredInt(IntervalValueWriter.MONTHS)
+            .requiredInt(IntervalValueWriter.DAYS)
+            .requiredLong(IntervalValueWriter.MICROSECONDS)
+            .endRecord();
+      case ColumnKind.LIST:
+        return Schema.createArray(nullable(column.children.get(0), names));
+      case ColumnKind.STRUCT:
+        {
+          SchemaBuilder.FieldAssembler<Schema> fields =
+              SchemaBuilder.record(typeName(column, names)).fields();
+          for (Column field : column.children) {
+            fields = fields.name(field.name).type(nullable(field, names)).withDefault(null);
+          }
+          return fields.endRecord();
+        }
       case ColumnKind.BOOL:
         return Schema.create(Schema.Type.BOOLEAN);
       case ColumnKind.INT16:
@@ -60,7 +94,10 @@ final class AvroSchemas {
               column.precision <= MAX_BYTES_DECIMAL_DIGITS
                   ? Schema.create(Schema.Type.BYTES)
                   : Schema.createFixed(
-                      column.name, null, null, DecimalValueWriter.fixedLength(column.precision));
+                      typeName(column, names),
+                      null,
+                      null,
+                      DecimalValueWriter.fixedLength(column.precision));
           return LogicalTypes.decimal(column.precision, column.scale).addToSchema(base);
         }
       case ColumnKind.STRING:
@@ -77,7 +114,8 @@ final class AvroSchemas {
       case ColumnKind.TIMESTAMPTZ:
         return LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
       case ColumnKind.UUID:
-        return LogicalTypes.uuid().addToSchema(Schema.createFixed(column.name, null, null, 16));
+        return LogicalTypes.uuid()
+            .addToSchema(Schema.createFixed(typeName(column, names), null, null, 16));
       default:
         break;
     }

@@ -73,7 +73,7 @@ public final class BatchSink {
     this.capacityRows = capacityRows;
   }
 
-  /** One per worker process. All arrays have one entry per column. */
+  /** A sink whose columns are all flat (no LIST or STRUCT), one node each; for tests. */
   public static BatchSink create(
       String[] names,
       int[] kinds,
@@ -87,6 +87,48 @@ public final class BatchSink {
       String options) {
     requireNonNull(names, "names is null");
     requireNonNull(kinds, "kinds is null");
+    return create(
+        names,
+        kinds,
+        precisions,
+        scales,
+        pgTypes,
+        capacityRows,
+        nullOffsets,
+        valueOffsets,
+        buffer,
+        options,
+        names.clone(),
+        kinds.clone(),
+        precisions == null ? null : precisions.clone(),
+        scales == null ? null : scales.clone(),
+        new int[kinds.length]);
+  }
+
+  /**
+   * One per worker process. The first arrays have one entry per column. The node arrays describe
+   * every column's type tree in pre-order, column after column, each column's root included (its
+   * name and kind equal the column's): name, kind, DECIMAL precision and scale, and the number of
+   * children, which follow the node (a LIST's element, a STRUCT's fields).
+   */
+  public static BatchSink create(
+      String[] names,
+      int[] kinds,
+      int[] precisions,
+      int[] scales,
+      String[] pgTypes,
+      int capacityRows,
+      int[] nullOffsets,
+      int[] valueOffsets,
+      ByteBuffer buffer,
+      String options,
+      String[] nodeNames,
+      int[] nodeKinds,
+      int[] nodePrecisions,
+      int[] nodeScales,
+      int[] nodeChildren) {
+    requireNonNull(names, "names is null");
+    requireNonNull(kinds, "kinds is null");
     requireNonNull(precisions, "precisions is null");
     requireNonNull(scales, "scales is null");
     requireNonNull(pgTypes, "pgTypes is null");
@@ -94,6 +136,11 @@ public final class BatchSink {
     requireNonNull(valueOffsets, "valueOffsets is null");
     requireNonNull(buffer, "buffer is null");
     requireNonNull(options, "options is null");
+    requireNonNull(nodeNames, "nodeNames is null");
+    requireNonNull(nodeKinds, "nodeKinds is null");
+    requireNonNull(nodePrecisions, "nodePrecisions is null");
+    requireNonNull(nodeScales, "nodeScales is null");
+    requireNonNull(nodeChildren, "nodeChildren is null");
     int n = names.length;
     if (n == 0) {
       throw new IllegalArgumentException("at least one column is required");
@@ -115,7 +162,30 @@ public final class BatchSink {
     ValueWriter[] writers = new ValueWriter[n];
     List<Type> fields = new ArrayList<>(n);
     Set<String> seen = new HashSet<>();
+    int nodes = nodeNames.length;
+    if (nodeKinds.length != nodes
+        || nodePrecisions.length != nodes
+        || nodeScales.length != nodes
+        || nodeChildren.length != nodes) {
+      throw new IllegalArgumentException("node arrays differ in length");
+    }
+    int[] next = {0};
     for (int c = 0; c < n; c++) {
+      if (next[0] >= nodes
+          || !names[c].equals(nodeNames[next[0]])
+          || kinds[c] != nodeKinds[next[0]]) {
+        throw new IllegalArgumentException("column " + c + " does not match its root node");
+      }
+      int root = next[0]++;
+      List<Column> children =
+          nodeColumns(
+              nodeNames,
+              nodeKinds,
+              nodePrecisions,
+              nodeScales,
+              nodeChildren,
+              nodeChildren[root],
+              next);
       Column column =
           new Column(
               c,
@@ -125,7 +195,8 @@ public final class BatchSink {
               scales[c],
               requireNonNull(pgTypes[c], "pgTypes[" + c + "] is null"),
               nullOffsets[c],
-              valueOffsets[c]);
+              valueOffsets[c],
+              children);
       // Parquet looks fields up by name; a query may well return two columns of one name.
       if (!seen.add(column.name)) {
         throw new IllegalArgumentException("column name \"" + column.name + "\" is used twice");
@@ -133,6 +204,10 @@ public final class BatchSink {
       columns.add(column);
       writers[c] = ValueWriters.create(column);
       fields.add(writers[c].parquetType);
+    }
+    if (next[0] != nodes) {
+      throw new IllegalArgumentException(
+          "node arrays hold " + nodes + " nodes, the columns' trees " + next[0]);
     }
     BatchSink sink =
         new BatchSink(
@@ -143,6 +218,41 @@ public final class BatchSink {
             capacityRows);
     sink.setBuffer(buffer);
     return sink;
+  }
+
+  /** Reads {@code count} sibling nodes from {@code next[0]} on, each with its subtree. */
+  private static List<Column> nodeColumns(
+      String[] names,
+      int[] kinds,
+      int[] precisions,
+      int[] scales,
+      int[] children,
+      int count,
+      int[] next) {
+    if (count < 0) {
+      throw new IllegalArgumentException("a node has " + count + " children");
+    }
+    List<Column> result = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      int at = next[0]++;
+      if (at >= names.length) {
+        throw new IllegalArgumentException("node arrays end inside a column's tree");
+      }
+      List<Column> sub =
+          nodeColumns(names, kinds, precisions, scales, children, children[at], next);
+      result.add(
+          new Column(
+              i,
+              requireNonNull(names[at], "nodeNames[" + at + "] is null"),
+              kinds[at],
+              precisions[at],
+              scales[at],
+              "",
+              -1,
+              -1,
+              sub));
+    }
+    return result;
   }
 
   /** C replaced the buffer (grew its var area); the layout offsets are unchanged. */
@@ -175,9 +285,9 @@ public final class BatchSink {
       throw new IllegalStateException("part " + partPath + " is still open");
     }
     SyncingOutputFile file = new SyncingOutputFile(Path.of(path));
-    LocalCodecFactory codecs = new LocalCodecFactory();
+    LocalCodecFactory codecs = new LocalCodecFactory(options.compressionLevel);
     try {
-      partWriter =
+      BatchWriteSupport.Builder builder =
           new BatchWriteSupport.Builder(file, new BatchWriteSupport(schema, metadata, writers))
               .withConf(new PlainParquetConfiguration())
               .withCodecFactory(codecs)
@@ -188,7 +298,14 @@ public final class BatchSink {
               .withPageSize(options.pageSize)
               .withDictionaryEncoding(options.dictionary)
               .withWriterVersion(options.writerVersion)
-              .build();
+              .withStatisticsEnabled(options.statistics);
+      for (int column : options.bloomFilterColumns) {
+        if (column >= writers.length) {
+          throw new IllegalArgumentException("bloom filter column out of range: " + column);
+        }
+        builder.withBloomFilterEnabled(writers[column].name, true);
+      }
+      partWriter = builder.build();
     } catch (IOException | RuntimeException | Error e) {
       file.abort();
       codecs.release();
@@ -227,6 +344,12 @@ public final class BatchSink {
       partFailed = true;
       throw e;
     }
+  }
+
+  /** Bytes the open part will take: written so far plus the buffered row group. */
+  public long partSize() {
+    requireOpenPart("measure");
+    return partWriter.getDataSize();
   }
 
   /** Finishes the footer, syncs and closes the file; returns its size in bytes. */

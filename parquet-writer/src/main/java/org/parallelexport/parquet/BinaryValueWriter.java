@@ -1,6 +1,6 @@
 /*
- * BinaryValueWriter: variable-length values (kinds STRING, JSON, BYTES) as Parquet BINARY; the
- * factory picks the annotation (STRING, JSON, none).
+ * BinaryValueWriter: variable-length values (kinds STRING, JSON, BYTES, ENUM) as Parquet BINARY;
+ * the factory picks the annotation (STRING, JSON, none, ENUM).
  *
  * The value area holds an (offset, length) pair per row pointing into the buffer's var area. The
  * bytes are copied into a reused array because the C side overwrites the buffer with the next
@@ -32,6 +32,17 @@ final class BinaryValueWriter extends ValueWriter {
     int slot = valueOffset + row * 8;
     int offset = buffer.getInt(slot);
     int length = buffer.getInt(slot + 4);
+    writeBytes(consumer, buffer, offset, length);
+  }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    int length = buffer.getInt(pos);
+    writeBytes(consumer, buffer, pos + 4, length);
+    return pos + 4 + length;
+  }
+
+  private void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
     if (length > scratch.length) {
       scratch = new byte[Math.max(length, scratch.length * 2)];
     }

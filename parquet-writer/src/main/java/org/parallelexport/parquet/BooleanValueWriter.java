@@ -23,4 +23,10 @@ final class BooleanValueWriter extends ValueWriter {
   void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
     consumer.addBoolean(buffer.get(valueOffset + row) != 0);
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    consumer.addBoolean(buffer.get(pos) != 0);
+    return pos + 1;
+  }
 }

@@ -2,11 +2,15 @@
  * Column: what the C side told BatchSink.create about one result column.
  *
  * Only a carrier from the create() arrays to ValueWriters and FileMetadata; it knows nothing
- * about Parquet.
+ * about Parquet. A column's type is a tree: a LIST column has one child (its element, named
+ * "element"), a STRUCT column one child per field. Children are nodes, not batch columns: their
+ * index is their position in the parent group, their offsets -1 and their pgType empty.
  */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
+
+import java.util.List;
 
 final class Column {
   final int index;
@@ -17,6 +21,7 @@ final class Column {
   final String pgType;
   final int nullOffset;
   final int valueOffset;
+  final List<Column> children;
 
   Column(
       int index,
@@ -26,7 +31,8 @@ final class Column {
       int scale,
       String pgType,
       int nullOffset,
-      int valueOffset) {
+      int valueOffset,
+      List<Column> children) {
     this.index = index;
     this.name = requireNonNull(name, "name is null");
     this.kind = kind;
@@ -35,5 +41,6 @@ final class Column {
     this.pgType = requireNonNull(pgType, "pgType is null");
     this.nullOffset = nullOffset;
     this.valueOffset = valueOffset;
+    this.children = List.copyOf(requireNonNull(children, "children is null"));
   }
 }

@@ -23,6 +23,18 @@ final class ColumnKind {
   static final int TIMESTAMP = 12;
   static final int TIMESTAMPTZ = 13;
   static final int UUID = 14;
+  // A list of one element node; its value is a nested payload (ListValueWriter).
+  static final int LIST = 15;
+  // A group of field nodes; its value is a nested payload (StructValueWriter).
+  static final int STRUCT = 16;
+  // 16 bytes: int32 months, int32 days, int64 microseconds.
+  static final int INTERVAL = 17;
+  // The label as UTF-8, like STRING.
+  static final int ENUM = 18;
+  // int64 microseconds of the day, normalized to UTC.
+  static final int TIMETZ = 19;
+  // 4 bytes, an unsigned 32-bit integer (oid).
+  static final int UINT32 = 20;
 
   private ColumnKind() {}
 }

@@ -70,6 +70,17 @@ final class DecimalValueWriter extends ValueWriter {
     int slot = valueOffset + row * 8;
     int offset = buffer.getInt(slot);
     int length = buffer.getInt(slot + 4);
+    writeText(consumer, buffer, offset, length);
+  }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    int length = buffer.getInt(pos);
+    writeText(consumer, buffer, pos + 4, length);
+    return pos + 4 + length;
+  }
+
+  private void writeText(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
     if (length > text.length) {
       text = new byte[Math.max(length, text.length * 2)];
     }

@@ -23,4 +23,10 @@ final class DoubleValueWriter extends ValueWriter {
   void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
     consumer.addDouble(buffer.getDouble(valueOffset + row * 8));
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    consumer.addDouble(buffer.getDouble(pos));
+    return pos + 8;
+  }
 }

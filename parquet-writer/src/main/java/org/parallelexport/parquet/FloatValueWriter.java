@@ -23,4 +23,10 @@ final class FloatValueWriter extends ValueWriter {
   void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
     consumer.addFloat(buffer.getFloat(valueOffset + row * 4));
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    consumer.addFloat(buffer.getFloat(pos));
+    return pos + 4;
+  }
 }

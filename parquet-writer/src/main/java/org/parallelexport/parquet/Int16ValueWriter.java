@@ -23,4 +23,10 @@ final class Int16ValueWriter extends ValueWriter {
   void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
     consumer.addInteger(buffer.getShort(valueOffset + row * 2));
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    consumer.addInteger(buffer.getShort(pos));
+    return pos + 2;
+  }
 }

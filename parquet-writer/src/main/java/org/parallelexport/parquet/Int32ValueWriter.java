@@ -23,4 +23,10 @@ final class Int32ValueWriter extends ValueWriter {
   void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
     consumer.addInteger(buffer.getInt(valueOffset + row * 4));
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    consumer.addInteger(buffer.getInt(pos));
+    return pos + 4;
+  }
 }

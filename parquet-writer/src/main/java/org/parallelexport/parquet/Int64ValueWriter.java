@@ -23,4 +23,10 @@ final class Int64ValueWriter extends ValueWriter {
   void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
     consumer.addLong(buffer.getLong(valueOffset + row * 8));
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    consumer.addLong(buffer.getLong(pos));
+    return pos + 8;
+  }
 }

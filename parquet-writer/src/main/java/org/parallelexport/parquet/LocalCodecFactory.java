@@ -30,6 +30,16 @@ final class LocalCodecFactory implements CompressionCodecFactory {
 
   private final Map<CompressionCodecName, BytesInputCompressor> compressors =
       new EnumMap<>(CompressionCodecName.class);
+  // -1 for each codec's default.
+  private final int level;
+
+  LocalCodecFactory() {
+    this(-1);
+  }
+
+  LocalCodecFactory(int level) {
+    this.level = level;
+  }
 
   static boolean supports(CompressionCodecName codec) {
     switch (codec) {
@@ -47,7 +57,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
   @Override
   public BytesInputCompressor getCompressor(CompressionCodecName codec) {
     requireNonNull(codec, "codec is null");
-    return compressors.computeIfAbsent(codec, Compressor::new);
+    return compressors.computeIfAbsent(codec, c -> new Compressor(c, level));
   }
 
   @Override
@@ -65,17 +75,19 @@ final class LocalCodecFactory implements CompressionCodecFactory {
 
   private static final class Compressor implements BytesInputCompressor {
     private final CompressionCodecName codec;
+    private final int level;
     // Reused between pages: the page writer copies the result before asking for the next page.
     private byte[] output = new byte[0];
     private final ByteArrayOutputStream gzipOutput = new ByteArrayOutputStream();
     private ZstdCompressCtx zstd;
     private Lz4Compressor lz4;
 
-    Compressor(CompressionCodecName codec) {
+    Compressor(CompressionCodecName codec, int level) {
       if (!supports(codec)) {
         throw new IllegalArgumentException("unsupported compression: " + codec);
       }
       this.codec = codec;
+      this.level = level;
     }
 
     @Override
@@ -93,7 +105,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
           break;
         case ZSTD:
           if (zstd == null) {
-            zstd = new ZstdCompressCtx().setLevel(ZSTD_LEVEL);
+            zstd = new ZstdCompressCtx().setLevel(level > 0 ? level : ZSTD_LEVEL);
           }
           n =
               zstd.compressByteArray(
@@ -119,7 +131,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
           break;
         case GZIP:
           gzipOutput.reset();
-          try (GZIPOutputStream gzip = new GZIPOutputStream(gzipOutput, 64 * 1024)) {
+          try (LeveledGzip gzip = new LeveledGzip(gzipOutput, level)) {
             gzip.write(input);
           }
           return BytesInput.from(gzipOutput);
@@ -148,6 +160,16 @@ final class LocalCodecFactory implements CompressionCodecFactory {
         zstd = null;
       }
       output = new byte[0];
+    }
+  }
+
+  // GZIPOutputStream takes no level; its deflater does.
+  private static final class LeveledGzip extends GZIPOutputStream {
+    LeveledGzip(ByteArrayOutputStream out, int level) throws IOException {
+      super(out, 64 * 1024);
+      if (level > 0) {
+        def.setLevel(level);
+      }
     }
   }
 }

@@ -25,6 +25,11 @@ final class SinkOptions {
   boolean dictionary = true;
   WriterVersion writerVersion = WriterVersion.PARQUET_1_0;
   String createdByExtension = "parallel_export_parquet " + BatchSink.WRITER_VERSION;
+  // -1: the codec's default level.
+  int compressionLevel = -1;
+  boolean statistics = true;
+  // Positions of the columns that get a bloom filter.
+  int[] bloomFilterColumns = new int[0];
   int faultAfterBatches;
 
   static SinkOptions parse(String text) {
@@ -75,6 +80,15 @@ final class SinkOptions {
         }
         createdByExtension = value;
         break;
+      case "compression_level":
+        compressionLevel = positiveInt(key, value);
+        break;
+      case "statistics":
+        statistics = bool(key, value);
+        break;
+      case "bloom_filter_columns":
+        bloomFilterColumns = columnList(key, value);
+        break;
       case "fault_after_batches":
         faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
         break;
@@ -113,6 +127,18 @@ final class SinkOptions {
         throw new IllegalArgumentException(
             "invalid value for option writer_version: \"" + value + "\" (expected v1 or v2)");
     }
+  }
+
+  private static int[] columnList(String key, String value) {
+    if (value.isEmpty()) {
+      return new int[0];
+    }
+    String[] items = value.split(",", -1);
+    int[] columns = new int[items.length];
+    for (int i = 0; i < items.length; i++) {
+      columns[i] = (int) nonNegativeLong(key, items[i]);
+    }
+    return columns;
   }
 
   private static boolean bool(String key, String value) {

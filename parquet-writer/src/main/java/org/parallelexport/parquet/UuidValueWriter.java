@@ -28,4 +28,11 @@ final class UuidValueWriter extends ValueWriter {
     buffer.get(valueOffset + row * 16, scratch, 0, 16);
     consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, 16));
   }
+
+  @Override
+  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    buffer.get(pos, scratch, 0, 16);
+    consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, 16));
+    return pos + 16;
+  }
 }

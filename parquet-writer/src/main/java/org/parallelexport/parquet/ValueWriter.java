@@ -4,7 +4,8 @@
  * BatchWriteSupport walks the columns of a row, checks the column's NULL byte and, for a present
  * value, brackets this writer's call with startField/endField. Each subclass reads one kind's
  * binary form (see ColumnKind) with absolute gets, so the hot path allocates only what parquet's
- * Binary needs. The buffer is passed on every call because the C side may replace it between
+ * Binary needs. The same writer also serves as a list element or struct field (writeNested),
+ * where its value sits inline in a nested value's bytes. The buffer is passed on every call because the C side may replace it between
  * batches (BatchSink.setBuffer). Subclasses are created only by ValueWriters.
  */
 package org.parallelexport.parquet;
@@ -13,18 +14,18 @@ import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.RecordConsumer;
-import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
 
 abstract class ValueWriter {
   final Column column;
-  final PrimitiveType parquetType;
+  final Type parquetType;
   // Copied out of column so the per-row loop reads fields of one object.
   final String name;
   final int index;
   final int nullOffset;
   final int valueOffset;
 
-  ValueWriter(Column column, PrimitiveType parquetType) {
+  ValueWriter(Column column, Type parquetType) {
     this.column = requireNonNull(column, "column is null");
     this.parquetType = requireNonNull(parquetType, "parquetType is null");
     this.name = column.name;
@@ -38,4 +39,10 @@ abstract class ValueWriter {
 
   /** Adds the value of row {@code row}, which the caller checked is not NULL. */
   abstract void write(RecordConsumer consumer, ByteBuffer buffer, int row);
+
+  /**
+   * Adds the value stored at {@code pos} in its nested form (inside a list or struct, see
+   * ListValueWriter) and returns the position after it.
+   */
+  abstract int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos);
 }

@@ -1,8 +1,8 @@
 /*
  * ValueWriters: the one place that maps a column's kind to its Parquet type and value writer.
  *
- * BatchSink.create calls it once per column; the Parquet schema is the writers' types in column
- * order. Every column is OPTIONAL because any PostgreSQL value may be NULL (a NOT NULL
+ * BatchSink.create calls it once per column, and it calls itself for the element of a LIST and
+ * the fields of a STRUCT; the Parquet schema is the writers' types in column order. Every column is OPTIONAL because any PostgreSQL value may be NULL (a NOT NULL
  * constraint does not hold for a query's or view's output). The type table is DESIGN.md's; the
  * last line throws for a kind code this side does not know, which means the C side is newer.
  */
@@ -17,6 +17,7 @@ import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
 
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
@@ -73,6 +74,61 @@ final class ValueWriters {
             Types.optional(INT64)
                 .as(LogicalTypeAnnotation.timestampType(true, MICROS))
                 .named(name));
+      case ColumnKind.UINT32:
+        return new Int32ValueWriter(
+            column, Types.optional(INT32).as(LogicalTypeAnnotation.intType(32, false)).named(name));
+      case ColumnKind.TIMETZ:
+        return new Int64ValueWriter(
+            column,
+            Types.optional(INT64).as(LogicalTypeAnnotation.timeType(true, MICROS)).named(name));
+      case ColumnKind.ENUM:
+        return new BinaryValueWriter(
+            column, Types.optional(BINARY).as(LogicalTypeAnnotation.enumType()).named(name));
+      case ColumnKind.INTERVAL:
+        return new IntervalValueWriter(
+            column,
+            Types.optionalGroup()
+                .required(INT32)
+                .named(IntervalValueWriter.MONTHS)
+                .required(INT32)
+                .named(IntervalValueWriter.DAYS)
+                .required(INT64)
+                .named(IntervalValueWriter.MICROSECONDS)
+                .named(name));
+      case ColumnKind.LIST:
+        {
+          if (column.children.size() != 1) {
+            throw new IllegalArgumentException(
+                String.format(
+                    "column \"%s\": a list needs one element node, not %d",
+                    name, column.children.size()));
+          }
+          ValueWriter element = create(column.children.get(0));
+          return new ListValueWriter(
+              column,
+              Types.optionalGroup()
+                  .as(LogicalTypeAnnotation.listType())
+                  .addField(
+                      Types.repeatedGroup()
+                          .addField(element.parquetType)
+                          .named(ListValueWriter.LIST))
+                  .named(name),
+              element);
+        }
+      case ColumnKind.STRUCT:
+        {
+          if (column.children.isEmpty()) {
+            throw new IllegalArgumentException(
+                String.format("column \"%s\": a struct needs at least one field", name));
+          }
+          ValueWriter[] fields = new ValueWriter[column.children.size()];
+          Types.GroupBuilder<GroupType> group = Types.optionalGroup();
+          for (int i = 0; i < fields.length; i++) {
+            fields[i] = create(column.children.get(i));
+            group.addField(fields[i].parquetType);
+          }
+          return new StructValueWriter(column, group.named(name), fields);
+        }
       case ColumnKind.UUID:
         return new UuidValueWriter(
             column,

@@ -62,7 +62,15 @@ public final class Warmup {
       for (String codec : CODECS) {
         BatchSink sink =
             BatchSink.create(
-                names, kinds, precisions, scales, types, ROWS, nulls, values, buffer,
+                names,
+                kinds,
+                precisions,
+                scales,
+                types,
+                ROWS,
+                nulls,
+                values,
+                buffer,
                 "compression=" + codec + "\n");
         Path part = dir.resolve(codec + ".parquet");
         sink.openPart(part.toString());

@@ -46,6 +46,24 @@ final class Rows {
         case "date" -> "(" + q + " - DATE '1970-01-01')";
         case "time", "timestamp", "timestamptz" ->
             "(extract(epoch FROM " + q + ") * 1000000)::bigint";
+        // interval is a group (months, days, microseconds); int4[] a list
+        case "interval" ->
+            "(extract(year FROM "
+                + q
+                + ") * 12 + extract(month FROM "
+                + q
+                + "))::int || ',' ||"
+                + " extract(day FROM "
+                + q
+                + ")::int || ',' || (extract(hour FROM "
+                + q
+                + ") * 3600000000 + extract(minute FROM "
+                + q
+                + ") * 60000000 +"
+                + " extract(microseconds FROM "
+                + q
+                + "))::bigint";
+        case "_int4" -> "array_to_string(" + q + ", ',', '~null~')";
         // Everything else is read with getString: the type's text output, as the export
         // writes it. Never a ::text cast, which differs for some types (inet adds /32).
         default -> q;
@@ -58,6 +76,11 @@ final class Rows {
         case "bytea" -> "lower(hex(" + q + "))";
         case "date" -> "(" + q + " - DATE '1970-01-01')";
         case "time", "timestamp", "timestamptz" -> "epoch_us(" + q + ")";
+        case "interval" -> q + ".months || ',' || " + q + ".days || ',' || " + q + ".microseconds";
+        case "_int4" ->
+            "array_to_string(list_transform("
+                + q
+                + ", lambda e: coalesce(CAST(e AS VARCHAR), '~null~')), ',')";
         case "bool",
             "int2",
             "int4",

@@ -1,0 +1,158 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_nested.c
+ *	  Serialize arrays and composites into the batch's var area for Java.
+ *
+ * A column whose type tree (PEPNode, see pep_types.c) has a LIST or STRUCT
+ * root is a variable width column: its (offset, length) pair points at the
+ * value's payload, in this compact native-endian form, which Java's
+ * ListValueWriter and StructValueWriter decode (their header comments
+ * repeat it):
+ *
+ *	 LIST payload    int32 count, count null bytes (1 = NULL element), then
+ *	                 each non-NULL element in its node's nested form
+ *	 STRUCT payload  per field, in order: a null byte, then the field's
+ *	                 nested form unless it is NULL
+ *
+ *	 nested form of a fixed width kind: its bytes as in a batch's value area
+ *	                 (pep_kind_width bytes: INTERVAL 16, UUID 16, ...)
+ *	 nested form of any other kind: int32 length, then that many bytes (the
+ *	                 UTF-8 text, the bytes, or a LIST or STRUCT payload)
+ *
+ * Arrays must be one-dimensional and start at subscript 1 (int2vector and
+ * oidvector, which start at 0 by definition, excepted): a Parquet list has
+ * neither dimensions nor subscripts, so anything else is refused with an
+ * error naming the column rather than exported with its shape lost.  An
+ * empty array is an empty list.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_nested.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+
+#include "pep_batch.h"
+
+static void pep_nested_value(StringInfo out, const PEPNode *node, Datum value,
+							 const char *column);
+
+static void
+pep_nested_list(StringInfo out, const PEPNode *node, Datum value, const char *column)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(value);
+	const PEPNode *elem = node->children[0];
+	int			ndim = ARR_NDIM(arr);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int32		count;
+
+	if (ndim > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot export a %d-dimensional array in column \"%s\"", ndim, column),
+				 errdetail("Arrays are exported as one-dimensional Parquet lists."),
+				 errhint("Export a query that turns the array into an array of rows or of one-dimensional arrays, or into text.")));
+	if (ndim == 1 && ARR_LBOUND(arr)[0] != 1 && !node->any_lbound)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot export an array with lower bound %d in column \"%s\"",
+						ARR_LBOUND(arr)[0], column),
+				 errdetail("Parquet lists have no subscripts: the elements alone would lose their positions."),
+				 errhint("Export a query that renumbers the array from 1, for example with array(SELECT unnest(col)).")));
+
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), elem->typlen, elem->typbyval, elem->typalign,
+					  &elems, &nulls, &n);
+	count = n;
+	appendBinaryStringInfo(out, (char *) &count, sizeof(count));
+	for (int i = 0; i < n; i++)
+		appendStringInfoCharMacro(out, nulls[i] ? 1 : 0);
+	for (int i = 0; i < n; i++)
+	{
+		if (!nulls[i])
+			pep_nested_value(out, elem, elems[i], column);
+	}
+}
+
+static void
+pep_nested_struct(StringInfo out, const PEPNode *node, Datum value, const char *column)
+{
+	HeapTupleHeader td = DatumGetHeapTupleHeader(value);
+	TupleDesc	desc = node->tupdesc;
+	HeapTupleData tuple;
+	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
+	bool	   *isnull = palloc(sizeof(bool) * desc->natts);
+
+	tuple.t_len = HeapTupleHeaderGetDatumLength(td);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = td;
+	/* a value stored before ADD ATTRIBUTE has fewer attributes: they read as NULL */
+	heap_deform_tuple(&tuple, desc, values, isnull);
+
+	for (int i = 0; i < node->nchildren; i++)
+	{
+		int			a = node->attnums[i];
+
+		appendStringInfoCharMacro(out, isnull[a] ? 1 : 0);
+		if (!isnull[a])
+			pep_nested_value(out, node->children[i], values[a], column);
+	}
+	pfree(values);
+	pfree(isnull);
+}
+
+/* The nested form of one non-NULL value of node. */
+static void
+pep_nested_value(StringInfo out, const PEPNode *node, Datum value, const char *column)
+{
+	int32		len32;
+
+	if (!pep_kind_is_var(node->kind))
+	{
+		int			width = pep_kind_width(node->kind);
+
+		enlargeStringInfo(out, width);
+		pep_put_fixed(node, column, value, out->data + out->len);
+		out->len += width;
+		return;
+	}
+	if (node->form == PEP_FORM_NESTED)
+	{
+		int			at = out->len;
+
+		len32 = 0;
+		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
+		pep_nested_serialize(out, node, value, column);
+		len32 = out->len - at - (int) sizeof(len32);
+		memcpy(out->data + at, &len32, sizeof(len32));
+	}
+	else
+	{
+		Size		len;
+		const char *bytes = pep_leaf_bytes(node, column, value, &len);
+
+		len32 = (int32) len;
+		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
+		appendBinaryStringInfo(out, bytes, (int) len);
+	}
+}
+
+/* Append the payload of a LIST or STRUCT value to out. */
+void
+pep_nested_serialize(StringInfo out, const PEPNode *node, Datum value, const char *column)
+{
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (node->kind == PEP_KIND_LIST)
+		pep_nested_list(out, node, value, column);
+	else if (node->kind == PEP_KIND_STRUCT)
+		pep_nested_struct(out, node, value, column);
+	else
+		elog(ERROR, "unsupported nested kind: %d", node->kind);
+}

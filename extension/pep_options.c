@@ -1,0 +1,179 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_options.c
+ *	  The named options of parallel_export_parquet, checked before any work.
+ *
+ * Every option is checked here, in the leader, before the directory is
+ * touched or a worker started, and a bad value is an error that lists the
+ * valid ones.  A NULL option means its default.  The checked options become
+ * the key=value lines the Java writer parses (SinkOptions), plus what the
+ * C side itself acts on: the worker count, file_size_bytes and overwrite.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_options.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "postmaster/bgworker_internals.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/formatting.h"
+
+#include "pep.h"
+#include "pep_options.h"
+
+static const char *const pep_codecs[] = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
+
+static void
+pep_invalid(const char *option, const char *value, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for option \"%s\": %s", option, value),
+			 errhint("%s", hint)));
+}
+
+static int64
+pep_int_option(FunctionCallInfo fcinfo, int argno, const char *option, bool is_int4,
+			   int64 dflt, int64 min, int64 max)
+{
+	int64		value;
+
+	if (PG_ARGISNULL(argno))
+		return dflt;
+	value = is_int4 ? (int64) PG_GETARG_INT32(argno) : PG_GETARG_INT64(argno);
+	if (value < min || value > max)
+		pep_invalid(option, psprintf(INT64_FORMAT, value),
+					psprintf("Valid values are from " INT64_FORMAT " to " INT64_FORMAT ".", min, max));
+	return value;
+}
+
+static bool
+pep_bool_option(FunctionCallInfo fcinfo, int argno, bool dflt)
+{
+	return PG_ARGISNULL(argno) ? dflt : PG_GETARG_BOOL(argno);
+}
+
+void
+pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
+{
+	memset(opts, 0, sizeof(PEPOptions));
+
+	opts->workers = (int) pep_int_option(fcinfo, PEP_ARG_WORKERS, "workers", true,
+										 0, 1, MAX_PARALLEL_WORKER_LIMIT);
+
+	opts->compression = "snappy";
+	if (!PG_ARGISNULL(PEP_ARG_COMPRESSION))
+	{
+		char	   *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPRESSION));
+		bool		known = false;
+
+		value = asc_tolower(value, strlen(value));
+		for (int i = 0; i < lengthof(pep_codecs); i++)
+			if (strcmp(value, pep_codecs[i]) == 0)
+				known = true;
+		if (!known)
+			pep_invalid("compression", quote_literal_cstr(value),
+						"Valid values are uncompressed, snappy, gzip, zstd and lz4_raw.");
+		opts->compression = value;
+	}
+
+	opts->compression_level = -1;
+	if (!PG_ARGISNULL(PEP_ARG_COMPRESSION_LEVEL))
+	{
+		if (strcmp(opts->compression, "gzip") == 0)
+			opts->compression_level = (int) pep_int_option(fcinfo, PEP_ARG_COMPRESSION_LEVEL,
+														   "compression_level", true, -1, 1, 9);
+		else if (strcmp(opts->compression, "zstd") == 0)
+			opts->compression_level = (int) pep_int_option(fcinfo, PEP_ARG_COMPRESSION_LEVEL,
+														   "compression_level", true, -1, 1, 22);
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("option \"%s\" is not valid for compression %s",
+							"compression_level", opts->compression),
+					 errhint("Only gzip (levels 1 to 9) and zstd (levels 1 to 22) take a level.")));
+	}
+
+	opts->row_group_rows = pep_int_option(fcinfo, PEP_ARG_ROW_GROUP_ROWS, "row_group_rows", false,
+										  122880, 1, PG_INT32_MAX);
+	opts->row_group_bytes = pep_int_option(fcinfo, PEP_ARG_ROW_GROUP_BYTES, "row_group_bytes", false,
+										   64 * 1024 * 1024, 64 * 1024, PG_INT32_MAX);
+	opts->file_size_bytes = pep_int_option(fcinfo, PEP_ARG_FILE_SIZE_BYTES, "file_size_bytes", false,
+										   0, 1, PG_INT64_MAX);
+	opts->page_size = pep_int_option(fcinfo, PEP_ARG_PAGE_SIZE, "page_size", true,
+									 1024 * 1024, 1024, 256 * 1024 * 1024);
+	opts->dictionary = pep_bool_option(fcinfo, PEP_ARG_DICTIONARY, true);
+	opts->statistics = pep_bool_option(fcinfo, PEP_ARG_STATISTICS, true);
+
+	opts->parquet_version = "v1";
+	if (!PG_ARGISNULL(PEP_ARG_PARQUET_VERSION))
+	{
+		char	   *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_PARQUET_VERSION));
+
+		value = asc_tolower(value, strlen(value));
+		if (strcmp(value, "v1") != 0 && strcmp(value, "v2") != 0)
+			pep_invalid("parquet_version", quote_literal_cstr(value), "Valid values are v1 and v2.");
+		opts->parquet_version = value;
+	}
+
+	if (!PG_ARGISNULL(PEP_ARG_BLOOM_FILTER_COLUMNS))
+		opts->bloom_filter_columns = PG_GETARG_ARRAYTYPE_P(PEP_ARG_BLOOM_FILTER_COLUMNS);
+	opts->overwrite = pep_bool_option(fcinfo, PEP_ARG_OVERWRITE, false);
+}
+
+/*
+ * The options as BatchSink's key=value lines.  Bloom filter columns are
+ * given by position, so that no column name needs quoting; a name that is
+ * not an exported column is an error here.
+ */
+char *
+pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "created_by_extension=%s %s\n", PEP_EXTENSION_NAME, PEP_VERSION);
+	appendStringInfo(&buf, "compression=%s\n", opts->compression);
+	if (opts->compression_level >= 0)
+		appendStringInfo(&buf, "compression_level=%d\n", opts->compression_level);
+	appendStringInfo(&buf, "row_group_rows=" INT64_FORMAT "\n", opts->row_group_rows);
+	appendStringInfo(&buf, "row_group_bytes=" INT64_FORMAT "\n", opts->row_group_bytes);
+	appendStringInfo(&buf, "page_size=" INT64_FORMAT "\n", opts->page_size);
+	appendStringInfo(&buf, "dictionary=%s\n", opts->dictionary ? "true" : "false");
+	appendStringInfo(&buf, "statistics=%s\n", opts->statistics ? "true" : "false");
+	appendStringInfo(&buf, "writer_version=%s\n", opts->parquet_version);
+
+	if (opts->bloom_filter_columns != NULL)
+	{
+		Datum	   *names;
+		bool	   *nulls;
+		int			n;
+
+		deconstruct_array(opts->bloom_filter_columns, TEXTOID, -1, false, TYPALIGN_INT,
+						  &names, &nulls, &n);
+		appendStringInfoString(&buf, "bloom_filter_columns=");
+		for (int i = 0; i < n; i++)
+		{
+			char	   *name;
+			int			found = -1;
+
+			if (nulls[i])
+				pep_invalid("bloom_filter_columns", "NULL", "Name exported columns.");
+			name = TextDatumGetCString(names[i]);
+			for (int c = 0; c < src->ncolumns; c++)
+				if (strcmp(src->columns[c].name, name) == 0)
+					found = c;
+			if (found < 0)
+				pep_invalid("bloom_filter_columns", quote_identifier(name),
+							"Name columns the source exports.");
+			appendStringInfo(&buf, "%s%d", i > 0 ? "," : "", found);
+		}
+		appendStringInfoChar(&buf, '\n');
+	}
+	return buf.data;
+}

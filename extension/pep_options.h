@@ -1,0 +1,52 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_options.h
+ *	  The named options of parallel_export_parquet, checked before any work.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_options.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_OPTIONS_H
+#define PEP_OPTIONS_H
+
+#include "fmgr.h"
+#include "utils/array.h"
+
+#include "pep_source.h"
+
+typedef struct PEPOptions
+{
+	int			workers;		/* 0: chosen from the source */
+	char	   *compression;	/* codec name, lower case */
+	int			compression_level;	/* -1: the codec's default */
+	int64		row_group_rows; /* rows per row group at most */
+	int64		row_group_bytes;	/* bytes per row group at most */
+	int64		file_size_bytes;	/* start a new part past this; 0: never */
+	int64		page_size;		/* bytes per page */
+	bool		dictionary;		/* dictionary encoding */
+	bool		statistics;		/* column statistics */
+	char	   *parquet_version;	/* "v1" or "v2" */
+	ArrayType  *bloom_filter_columns;	/* column names, or NULL */
+	bool		overwrite;		/* replace a previous complete export */
+} PEPOptions;
+
+/* The argument positions of the SQL function, after source and directory. */
+#define PEP_ARG_WORKERS				2
+#define PEP_ARG_COMPRESSION			3
+#define PEP_ARG_COMPRESSION_LEVEL	4
+#define PEP_ARG_ROW_GROUP_ROWS		5
+#define PEP_ARG_ROW_GROUP_BYTES		6
+#define PEP_ARG_FILE_SIZE_BYTES		7
+#define PEP_ARG_PAGE_SIZE			8
+#define PEP_ARG_DICTIONARY			9
+#define PEP_ARG_STATISTICS			10
+#define PEP_ARG_PARQUET_VERSION		11
+#define PEP_ARG_BLOOM_FILTER_COLUMNS 12
+#define PEP_ARG_OVERWRITE			13
+
+extern void pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts);
+extern char *pep_options_writer_text(const PEPOptions *opts, const PEPSource *src);
+
+#endif							/* PEP_OPTIONS_H */

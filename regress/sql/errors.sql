@@ -1,0 +1,102 @@
+-- regress/sql/errors.sql: every bad input gets a clear error and writes
+-- nothing, run by pg_prove (tools/test.sh). The directory guard's own cases
+-- (relative, non-empty, a file, missing parent) are in guard.sql and the
+-- options' in options.sql; here: NULL arguments, bad sources and queries,
+-- protected directories, a JVM that cannot be found, a worker out of memory,
+-- no worker slots. Each error is checked by SQLSTATE and message, and after
+-- each the session still works.
+\set topic errors
+BEGIN;
+SET LOCAL client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+\ir ../lib/helpers.psql
+
+SELECT plan(26);
+
+DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
+CREATE EXTENSION parallel_export_parquet;
+
+CREATE TABLE err_t AS SELECT g AS id, repeat(md5(g::text), 30) AS wide FROM generate_series(1, 20000) AS g;
+CREATE TABLE err_log (n integer);
+CREATE FUNCTION err_writes() RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    INSERT INTO err_log VALUES (1);
+    RETURN 1;
+END
+$$;
+
+-- Arguments
+SELECT throws_ok(format($$SELECT parallel_export_parquet(NULL::text, %L, 1)$$, :'base' || '-x'),
+                 '22004', 'source must not be null', 'a NULL source is refused');
+SELECT throws_ok($$SELECT parallel_export_parquet('err_t', NULL, 1)$$,
+                 '22004', 'directory must not be null', 'a NULL directory is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('   ', %L, 1)$$, :'base' || '-x'),
+                 '22023', 'source must not be empty', 'an empty source is refused');
+
+-- Sources and queries
+SELECT throws_ok(format($$SELECT parallel_export_parquet('no_such_table', %L, 1)$$, :'base' || '-x'),
+                 '42P01', 'relation "no_such_table" does not exist', 'a missing relation is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT FROM WHERE', %L, 1)$$, :'base' || '-x'),
+                 '42601', NULL, 'a query with a syntax error is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT 1; SELECT 2', %L, 1)$$, :'base' || '-x'),
+                 '22023', 'source query must be a single statement', 'two statements are refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('INSERT INTO err_log VALUES (1) RETURNING n', %L, 1)$$, :'base' || '-x'),
+                 '42809', 'source query must be a SELECT, VALUES, TABLE or WITH query', 'INSERT ... RETURNING is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('WITH w AS (INSERT INTO err_log VALUES (1) RETURNING n) SELECT * FROM w', %L, 1)$$, :'base' || '-x'),
+                 '0A000', 'source query must not modify data', 'a data-modifying WITH is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT * FROM err_t FOR UPDATE', %L, 1)$$, :'base' || '-x'),
+                 '0A000', 'source query must not lock rows', 'FOR UPDATE is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT 1 AS a, 2 AS a', %L, 1)$$, :'base' || '-x'),
+                 '42701', 'column name "a" appears more than once in the source query',
+                 'duplicate column names are refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT err_writes()', %L, 1)$$, :'base' || '-x'),
+                 '25000', NULL, 'a function that writes fails in parallel mode');
+SELECT is((SELECT count(*) FROM err_log), 0::bigint, 'and wrote nothing');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('pg_class_oid_index', %L, 1)$$, :'base' || '-x'),
+                 '42809', '"pg_class_oid_index" is an index', 'an index is not a source');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('pg_toast.pg_toast_1255', %L, 1)$$, :'base' || '-x'),
+                 '42809', 'cannot export "pg_toast_1255"', 'a TOAST table is not a source');
+SELECT is(pg_temp.listing(:'base' || '-x'), NULL, 'no refused source created the directory');
+
+-- Protected directories
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, current_setting('data_directory') || '/pep_out'),
+                 '42501', 'cannot export into the data directory or a directory containing it',
+                 'a directory inside the data directory is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '/../x'),
+                 '22023', 'directory must not contain ".." components', 'a path with .. is refused');
+SELECT pg_temp.sh(format('mkdir -p %1$s && chmod 555 %1$s', pg_temp.q(:'base' || '-ro'))) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-ro/out'),
+                 '42501', format('could not write into directory "%s": Permission denied', :'base' || '-ro'),
+                 'a parent the server cannot write is refused');
+SELECT pg_temp.sh(format('ln -s %s %s', pg_temp.q(:'base' || '-ro'), pg_temp.q(:'base' || '-link'))) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-link'),
+                 '22023', format('directory "%s" is a symbolic link', :'base' || '-link'),
+                 'a symbolic link as the last component is refused');
+
+-- The JVM
+SET LOCAL parallel_export_parquet.libjvm_path = '/nonexistent/libjvm.so';
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-nojvm'),
+                 '58P01', 'could not load java virtual machine library "/nonexistent/libjvm.so"',
+                 'a missing libjvm is a clear error');
+RESET parallel_export_parquet.libjvm_path;
+SELECT is(pg_temp.listing(:'base' || '-nojvm'), NULL, 'the failed JVM start left nothing');
+
+SET LOCAL parallel_export_parquet.jvm_options = '-Xmx8m -XX:+UseSerialGC -XX:-UsePerfData';
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1, row_group_rows => 1000000, row_group_bytes => 1000000000, dictionary => false)$$,
+                        :'base' || '-oom'),
+                 '53200', NULL, 'a worker out of Java heap is an out-of-memory error');
+RESET parallel_export_parquet.jvm_options;
+SELECT is(pg_temp.listing(:'base' || '-oom'), NULL, 'the out-of-memory export left nothing');
+
+-- No worker slots
+SET LOCAL max_parallel_workers = 0;
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 2)$$, :'base' || '-noslots'),
+                 '53000', 'could not start any parallel export worker', 'no worker slots is a clear error, not a hang');
+RESET max_parallel_workers;
+SELECT is(pg_temp.listing(:'base' || '-noslots'), NULL, 'the export without workers left nothing');
+
+-- After all of that, exports still work.
+SELECT is(parallel_export_parquet('err_t', :'base' || '-after', 2), 20000::bigint, 'the next export succeeds');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,110 @@
+-- regress/sql/options.sql: the named options of parallel_export_parquet, run
+-- by pg_prove (tools/test.sh). Every bad value is refused before anything is
+-- written, with an error that lists the valid values; overwrite replaces a
+-- previous complete export and nothing else; file_size_bytes splits parts;
+-- the progress view and the summary function report an export. What each
+-- option does to the Parquet files is checked by regress/readback's
+-- OptionsTest, with DuckDB.
+\set topic options
+BEGIN;
+SET LOCAL client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+\ir ../lib/helpers.psql
+
+SELECT plan(37);
+
+DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
+CREATE EXTENSION parallel_export_parquet;
+
+CREATE TABLE opt_t AS SELECT g AS id, md5(g::text) AS v FROM generate_series(1, 20000) AS g;
+
+-- Bad values: each refused with 22023 and a hint, nothing created.
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, compression => 'brotli')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "compression": ''brotli''',
+                 'an unknown codec is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, compression => 'snappy', compression_level => 3)$$, :'base' || '-bad'),
+                 '22023', 'option "compression_level" is not valid for compression snappy',
+                 'a level for a codec without levels is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, compression => 'gzip', compression_level => 10)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "compression_level": 10',
+                 'a gzip level above 9 is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, compression => 'zstd', compression_level => 0)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "compression_level": 0',
+                 'a zstd level of 0 is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, row_group_rows => 0)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "row_group_rows": 0',
+                 'row_group_rows of 0 is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, row_group_bytes => 100)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "row_group_bytes": 100',
+                 'a row_group_bytes below 64 kB is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, file_size_bytes => -1)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "file_size_bytes": -1',
+                 'a negative file_size_bytes is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, page_size => 10)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "page_size": 10',
+                 'a tiny page_size is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, parquet_version => 'v3')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "parquet_version": ''v3''',
+                 'an unknown Parquet version is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, bloom_filter_columns => '{nope}')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "bloom_filter_columns": nope',
+                 'a bloom filter on a column the source lacks is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 0)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "workers": 0', 'workers 0 is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, -3)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "workers": -3', 'negative workers are refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 100000)$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "workers": 100000', 'absurd workers are refused');
+SELECT is(pg_temp.listing(:'base' || '-bad'), NULL, 'refused options created nothing');
+
+-- Option names are case-insensitive in their values.
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-upper', 1, compression => 'ZSTD', parquet_version => 'V2'),
+          20000::bigint, 'option values are case-insensitive');
+
+-- file_size_bytes: one worker, many parts, dense names.
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-split', 1, file_size_bytes => 100000, row_group_rows => 2048),
+          20000::bigint, 'file_size_bytes export returns every row');
+SELECT ok(pg_temp.nparts(:'base' || '-split') >= 3, 'file_size_bytes gave several parts from one worker');
+SELECT is(pg_temp.layout_problem(:'base' || '-split', 3, 1000), NULL, 'split export is a complete, densely numbered export');
+
+-- overwrite
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-over', 2), 20000::bigint, 'first export for overwrite');
+SELECT (pg_stat_file(:'base' || '-over/part-00000.parquet')).size AS old_size \gset
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1)$$, :'base' || '-over'),
+                 '55000', format('directory "%s" is not empty', :'base' || '-over'),
+                 'without overwrite a previous export is not replaced');
+SELECT is(parallel_export_parquet('SELECT * FROM opt_t WHERE id <= 5000', :'base' || '-over', 1, overwrite => true),
+          5000::bigint, 'overwrite replaces a previous complete export');
+SELECT is(pg_temp.layout_problem(:'base' || '-over', 1, 1), NULL, 'the replacement is a complete export of its own');
+SELECT isnt((pg_stat_file(:'base' || '-over/part-00000.parquet')).size, :old_size::bigint,
+            'the part is the new one');
+SELECT is(pg_temp.listing(:'outdir')::text LIKE '%.pep-staging%', false, 'no staging directory is left after overwrite');
+
+SELECT pg_temp.sh(format('mkdir %1$s && printf x > %1$s/notes.txt && touch %1$s/_SUCCESS', pg_temp.q(:'base' || '-foreign'))) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, overwrite => true)$$, :'base' || '-foreign'),
+                 '55000', format('directory "%s" does not hold only a previous export', :'base' || '-foreign'),
+                 'overwrite refuses a directory with foreign files');
+SELECT is(pg_temp.listing(:'base' || '-foreign'), ARRAY['_SUCCESS', 'notes.txt'], 'the foreign directory is untouched');
+
+SELECT pg_temp.sh(format('mkdir %1$s && touch %1$s/part-00000.parquet', pg_temp.q(:'base' || '-unfinished'))) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, overwrite => true)$$, :'base' || '-unfinished'),
+                 '55000', format('directory "%s" does not hold a complete export', :'base' || '-unfinished'),
+                 'overwrite refuses a directory without _SUCCESS');
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-empty-over', 1, overwrite => true), 20000::bigint,
+          'overwrite into an absent directory is a plain export');
+
+-- The summary of the last export, and the LOG line's setting.
+SELECT is((parallel_export_parquet_last()).rows, 20000::bigint, 'summary: rows');
+SELECT is((parallel_export_parquet_last()).directory, :'base' || '-empty-over', 'summary: directory');
+SELECT is((parallel_export_parquet_last()).parts, 1, 'summary: parts');
+SELECT ok((parallel_export_parquet_last()).bytes > 0, 'summary: bytes');
+SELECT is((parallel_export_parquet_last()).workers, 1, 'summary: workers');
+SELECT is(current_setting('parallel_export_parquet.log_exports'), 'on', 'exports are logged by default');
+
+-- Progress: the view exists, is readable by everyone, and shows no export when none runs.
+SELECT has_view('parallel_export_parquet_progress', 'the progress view exists');
+SELECT ok(has_table_privilege('public', 'parallel_export_parquet_progress', 'SELECT'), 'everyone may read the progress view');
+SELECT is((SELECT count(*) FROM parallel_export_parquet_progress), 0::bigint, 'no export in progress now');
+
+SELECT * FROM finish();
+ROLLBACK;
