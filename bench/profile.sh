@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# bench/profile.sh: where the time of parallel_export_parquet's workers goes,
+# C and Java together, on the cluster bench/run.sh left running (BENCH_KEEP=1).
+#
+# JFR does not work here: the extension blocks every asynchronous signal on the
+# worker's main thread around each Java call (pljava-glue, so that no
+# PostgreSQL handler runs inside the JVM), and JFR's execution sampler
+# suspends threads with a signal (SIGUSR2 on Linux), so it records no Java
+# samples at all. So this script samples the worker processes from outside
+# with perf (call graphs by frame pointer: the workers' JVM gets
+# -XX:+PreserveFramePointer) and has each JVM write its JIT symbol map
+# (/tmp/perf-PID.map) with `jcmd PID Compiler.perfmap`, reachable because the
+# JVM gets -XX:+StartAttachListener (-Xrs disables the usual SIGQUIT-started
+# listener). jcmd runs every few seconds while the workers live, so a worker
+# that exits keeps the map of its last dump; code compiled after it shows as
+# unknown.
+#
+# Usage: bench/profile.sh [WORKERS [SOURCE]]     defaults: 2, t
+#   same PEP_TMP / PEP_PORT as bench/run.sh [/tmp/pep-bench, 54402]
+# Writes bench/results/profile.txt: self time by library, then by symbol.
+set -euo pipefail
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$bench_dir")
+workers=${1:-2}
+source_name=${2:-t}
+export PEP_TMP=${PEP_TMP:-/tmp/pep-bench}
+export PEP_PORT=${PEP_PORT:-54402}
+out=${PROFILE_OUT:-$bench_dir/results/profile.txt}
+
+# shellcheck source=../tools/cluster.sh
+source "$root/tools/cluster.sh"
+pep_running || {
+	echo "profile: no cluster at $PEP_TMP; run BENCH_KEEP=1 bench/run.sh first" >&2
+	exit 1
+}
+command -v perf >/dev/null || {
+	echo "profile: perf is not installed (apt-get install linux-perf)" >&2
+	exit 1
+}
+pm_pid=$(head -n 1 "$PEP_DATA/postmaster.pid")
+work=$PEP_TMP/profile
+rm -rf "$work" "$PEP_OUT/profile"
+mkdir -p "$work"
+
+opts=$(psql -X -q -At -c "LOAD 'parallel_export_parquet'" -c "SHOW parallel_export_parquet.jvm_options")
+opts="$opts -XX:+PreserveFramePointer -XX:+StartAttachListener -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
+psql -X -q -v ON_ERROR_STOP=1 -At >"$work/psql.out" 2>&1 <<EOF &
+LOAD 'parallel_export_parquet';
+SET parallel_export_parquet.jvm_options = '$opts';
+\timing on
+SELECT parallel_export_parquet('$source_name', '$PEP_OUT/profile', $workers);
+EOF
+psql_pid=$!
+
+pids=
+for _ in $(seq 200); do
+	pids=$(pgrep -P "$pm_pid" -f 'parallel worker' | paste -sd, -) || true
+	[[ -n $pids ]] && break
+	sleep 0.05
+done
+[[ -n $pids ]] || {
+	echo "profile: no parallel worker appeared" >&2
+	wait "$psql_pid" || cat "$work/psql.out" >&2
+	exit 1
+}
+perf record -F 499 -g -p "$pids" -o "$work/perf.data" 2>"$work/perf.log" &
+perf_pid=$!
+# JIT symbol maps, every 3 s while the export runs
+while kill -0 "$psql_pid" 2>/dev/null; do
+	sleep 3
+	for p in ${pids//,/ }; do
+		runuser -u postgres -- jcmd "$p" Compiler.perfmap >/dev/null 2>&1 || true
+	done
+done
+wait "$psql_pid" || {
+	cat "$work/psql.out" >&2
+	exit 1
+}
+kill -INT "$perf_pid" 2>/dev/null || true
+wait "$perf_pid" || true
+rm -rf "$PEP_OUT/profile"
+# perf reads a map only when it is owned by the reader or root
+for p in ${pids//,/ }; do
+	[[ -f /tmp/perf-$p.map ]] && chown root: "/tmp/perf-$p.map"
+done
+
+# head closes the pipes early: no pipefail from here on
+set +o pipefail
+{
+	echo "# profile of parallel_export_parquet('$source_name', dir, $workers)"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), perf at 499 Hz on worker processes $pids; export: $(grep -h '^Time:' "$work/psql.out")"
+	echo
+	echo "## self time by library (perf-PID.map = JIT-compiled Java)"
+	echo
+	perf report -i "$work/perf.data" --no-children --sort dso --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+	echo
+	perf report -i "$work/perf.data" --no-children --sort dso,sym --stdio -g none 2>/dev/null |
+		grep -v '^#' | grep -v '^$' >"$work/symbols.txt"
+	echo "## self time by kind (symbol-name heuristics)"
+	echo
+	awk '{ p = $1 + 0 }
+		/\[JIT\]/ && /Interpreter/ { k = "Java: interpreter" }
+		/\[JIT\]/ && /[Dd]ictionary|Fallback|2IntLinkedOpenHashMap|2IntOpenHashMap/ { k = "Java: dictionary encoding attempts (parquet)" }
+		/\[JIT\]/ && !/Interpreter|[Dd]ictionary|Fallback|2IntLinkedOpenHashMap|2IntOpenHashMap/ { k = "Java: other JIT-compiled code (record path, encoders, buffers)" }
+		/libjvm/ { k = "JVM: other" }
+		/libjvm/ && /Phase|Compile|C2|Matcher|IndexSet|Dict::|Node|Parse|GraphKit|Type|Register/ { k = "JVM: JIT compiler" }
+		/libjvm/ && /Oop|DefNew|Scan|GC|Copy|Tenured|Serial|Card|Mark|Survivor/ { k = "JVM: garbage collector" }
+		/snappy/ { k = "snappy compression (native)" }
+		/ postgres / { k = "PostgreSQL: scan, deform, output functions" }
+		/parallel_export_parquet\.so/ { k = "extension C: batch fill" }
+		/kernel/ { k = "kernel: I/O, page faults, scheduling" }
+		/libc\.so/ { k = "libc: memcpy/memset/strlen" }
+		/ld-linux|\[unknown\]|libz|libcrypto|libstdc|vdso/ { k = "other" }
+		{ t[k] += p }
+		END { for (k in t) printf "%6.2f%%  %s\n", t[k], k }' "$work/symbols.txt" | sort -rn
+	echo
+	echo "## Java methods, self time, all workers together (top 40)"
+	echo
+	awk -F'\\[\\.\\] ' '/\[JIT\]/ { split($0, a, "%"); s[$2] += a[1] }
+		END { for (k in s) printf "%6.2f%%  %s\n", s[k], k }' "$work/symbols.txt" | sort -rn | head -40
+	echo
+	echo "## native symbols, self time (top 40)"
+	echo
+	grep -v '\[JIT\]' "$work/symbols.txt" | head -40
+} >"$out"
+for p in ${pids//,/ }; do
+	rm -f "/tmp/perf-$p.map"
+done
+echo "profile: written to $out" >&2
+cat "$out"

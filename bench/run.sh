@@ -1,0 +1,494 @@
+#!/usr/bin/env bash
+# bench/run.sh: the benchmark of parallel_export_parquet (issue 5), in one command.
+#
+# Starts its own throwaway cluster (tools/cluster.sh), generates the table t
+# deterministically (bench/sql/create_table.sql, BENCH_ROWS rows, 10 columns,
+# 5% NULLs), VACUUM ANALYZEs and warms it, then runs every method once as a
+# warm-up and BENCH_RUNS more times, round-robin (so that noise on this shared
+# machine hits every method alike), and reports medians:
+#
+#   copy_csv      COPY (SELECT * FROM t) TO 'file' (FORMAT csv), server side
+#   copy_binary   the same with (FORMAT binary)
+#   jdbc_1/2      bench/jdbc-exporter's JdbcExporter: pgjdbc + parquet-avro, 1 or 2 threads
+#   pep_1/2/4     parallel_export_parquet('t', dir, 1|2|4), table source
+#   pep_query_2   parallel_export_parquet('SELECT * FROM t WHERE true', dir, 2), query source
+#   pep_one       a 1-row table exported with 1 worker: start-up latency (BENCH_ONE_RUNS runs)
+#
+# Every Parquet output is checked with DuckDB (row count and a fingerprint of
+# all values, compared with the same fingerprint computed by PostgreSQL:
+# bench/sql/fingerprint_*.sql); the csv output's line count is checked. Peak
+# RSS: VmHWM of the export's `parallel worker` processes, polled every 100 ms;
+# the caller backend's VmHWM before and after the export (read by the backend
+# itself from /proc/self/status); the JDBC client's max RSS from /usr/bin/time.
+# Server-side methods are timed by psql's \timing (the statement alone), the
+# JDBC client by the wall time of its whole process (JVM start included).
+#
+# The table is printed and written to bench/results/latest.md.
+#
+# Usage: bench/run.sh
+# Environment (defaults in brackets):
+#   BENCH_ROWS [10000000]      rows of t
+#   BENCH_RUNS [3]             timed runs of each method after one warm-up
+#   BENCH_ONE_RUNS [5]         timed runs of the 1-row export
+#   BENCH_METHODS [all]        space-separated subset of the methods above
+#   BENCH_FETCH_SIZE [10000]   JDBC fetch size
+#   BENCH_PROFILE [0]          1: then profile one pep_2 export (bench/profile.sh: perf, C and
+#                              Java) into bench/results/profile.txt
+#   BENCH_KEEP [0]             1: leave the cluster running; a later run reuses its table
+#   BENCH_RESULTS [bench/results/latest.md]
+#   PEP_TMP [/tmp/pep-bench], PEP_PORT [54402]   the cluster's directory and port
+#   BENCH_SHARED_BUFFERS [256MB]
+#   BENCH_EXTENSION [installed]  which build of the extension to measure:
+#       installed   the one installed in the system PostgreSQL (make -C extension
+#                   install); installed here only when missing, since it is shared
+#       a git revision (HEAD, a commit): that revision is built, with `git archive`,
+#                   into a private copy of PostgreSQL 15 under BENCH_PG_DIR
+#                   [/tmp/pep-bench-pg], which the cluster then runs; reused while
+#                   the revision is the same. Immune to other people reinstalling.
+set -euo pipefail
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$bench_dir")
+
+BENCH_ROWS=${BENCH_ROWS:-10000000}
+BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_ONE_RUNS=${BENCH_ONE_RUNS:-5}
+BENCH_METHODS=${BENCH_METHODS:-copy_csv copy_binary jdbc_1 jdbc_2 pep_1 pep_2 pep_4 pep_query_2 pep_one}
+BENCH_FETCH_SIZE=${BENCH_FETCH_SIZE:-10000}
+BENCH_PROFILE=${BENCH_PROFILE:-0}
+BENCH_KEEP=${BENCH_KEEP:-0}
+BENCH_RESULTS=${BENCH_RESULTS:-$bench_dir/results/latest.md}
+BENCH_SHARED_BUFFERS=${BENCH_SHARED_BUFFERS:-256MB}
+BENCH_EXTENSION=${BENCH_EXTENSION:-installed}
+BENCH_PG_DIR=${BENCH_PG_DIR:-/tmp/pep-bench-pg}
+# Bump when create_table.sql changes, so that a kept cluster's table is remade.
+TABLE_GENERATION=2
+# The extension's row group size (SinkOptions), used for DuckDB's reference file.
+ROW_GROUP_ROWS=122880
+
+export PEP_TMP=${PEP_TMP:-/tmp/pep-bench}
+export PEP_PORT=${PEP_PORT:-54402}
+export PEP_EXTRA_CONF="shared_buffers = $BENCH_SHARED_BUFFERS
+wal_level = minimal
+max_wal_senders = 0"
+
+log() {
+	printf '[bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2
+}
+
+die() {
+	log "error: $*"
+	exit 1
+}
+
+# ---------------------------------------------------------------- build
+"$root/tools/deps.sh" >&2
+
+# Builds git revision $1 of the extension into a private copy of the system's
+# PostgreSQL 15 (relocatable: pg_config and postgres find their files relative
+# to their own location) under $BENCH_PG_DIR, and points PG_CONFIG at it.
+build_private() {
+	local commit pgc
+	commit=$(git -C "$root" rev-parse --verify "$1^{commit}")
+	pgc=$BENCH_PG_DIR/root/usr/lib/postgresql/15/bin/pg_config
+	if [[ ! -f $BENCH_PG_DIR/.built-$commit ]]; then
+		log "building the extension at $1 ($commit) into $BENCH_PG_DIR"
+		[[ ! -e $BENCH_PG_DIR || -f $BENCH_PG_DIR/.pep-bench ]] ||
+			die "$BENCH_PG_DIR exists and was not made by bench/run.sh"
+		rm -rf "$BENCH_PG_DIR"
+		mkdir -p "$BENCH_PG_DIR/root/usr/lib/postgresql" "$BENCH_PG_DIR/root/usr/share/postgresql" \
+			"$BENCH_PG_DIR/root/usr/include" "$BENCH_PG_DIR/src"
+		touch "$BENCH_PG_DIR/.pep-bench"
+		cp -a /usr/lib/postgresql/15 "$BENCH_PG_DIR/root/usr/lib/postgresql/"
+		cp -a /usr/share/postgresql/15 "$BENCH_PG_DIR/root/usr/share/postgresql/"
+		cp -a /usr/include/postgresql "$BENCH_PG_DIR/root/usr/include/"
+		rm -f "$BENCH_PG_DIR"/root/usr/lib/postgresql/15/lib/parallel_export_parquet.so \
+			"$BENCH_PG_DIR"/root/usr/share/postgresql/15/extension/parallel_export_parquet*
+		git -C "$root" archive "$commit" | tar -x -C "$BENCH_PG_DIR/src"
+		# the parent pom lists this module; an uncommitted bench/ is not in the archive
+		if [[ ! -d $BENCH_PG_DIR/src/bench/jdbc-exporter ]]; then
+			mkdir -p "$BENCH_PG_DIR/src/bench/jdbc-exporter"
+			cp -a "$bench_dir/jdbc-exporter/pom.xml" "$bench_dir/jdbc-exporter/src" "$BENCH_PG_DIR/src/bench/jdbc-exporter/"
+		fi
+		make -C "$BENCH_PG_DIR/src/extension" PG_CONFIG="$pgc" install >&2
+		touch "$BENCH_PG_DIR/.built-$commit"
+	fi
+	export PG_CONFIG=$pgc
+	extension_label="git $1 ($commit), private build in $BENCH_PG_DIR"
+}
+
+if [[ $BENCH_EXTENSION == installed ]]; then
+	export PG_CONFIG=${PG_CONFIG:-pg_config}
+	extension_label="installed in the system PostgreSQL"
+	if [[ ! -f $("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.control ]]; then
+		log "extension not installed: make -C extension install"
+		make -C "$root/extension" install >&2
+	fi
+else
+	build_private "$BENCH_EXTENSION"
+fi
+sharedir=$("$PG_CONFIG" --sharedir)/extension
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
+installed_digest() {
+	cat "$pkglibdir/parallel_export_parquet.so" "$sharedir/parallel_export_parquet.jar" | md5sum | cut -c1-12
+}
+digest_start=$(installed_digest)
+
+log "building bench/jdbc-exporter"
+(cd "$root" && mvn -q -B -f bench/jdbc-exporter/pom.xml -DskipTests package >&2)
+CP="$bench_dir/jdbc-exporter/target/pep-bench-jdbc.jar:$bench_dir/jdbc-exporter/target/lib/*"
+verify() {
+	java -XX:+UseSerialGC -cp "$CP" org.parallelexport.bench.Verify "$@"
+}
+
+# ---------------------------------------------------------------- cluster
+# shellcheck source=../tools/cluster.sh
+source "$root/tools/cluster.sh"
+stop_cluster() {
+	if [[ $BENCH_KEEP == 1 ]]; then
+		log "cluster kept: PEP_TMP=$PEP_TMP PEP_PORT=$PEP_PORT"
+	else
+		pep_stop >&2 || true
+	fi
+}
+# A kept cluster running other binaries (BENCH_EXTENSION changed) is made anew.
+if [[ -f $PEP_DATA/postmaster.pid ]] && pep_running &&
+	[[ $(readlink -f "/proc/$(head -n 1 "$PEP_DATA/postmaster.pid")/exe") != "$(readlink -f "$("$PG_CONFIG" --bindir)/postgres")" ]]; then
+	log "the kept cluster runs other binaries: starting anew"
+	pep_stop >&2
+fi
+pep_start >&2
+trap stop_cluster EXIT
+pm_pid=$(head -n 1 "$PEP_DATA/postmaster.pid")
+jdbc_url="jdbc:postgresql://127.0.0.1:$PEP_PORT/postgres?user=postgres"
+
+sql() {
+	psql -X -q -v ON_ERROR_STOP=1 -At "$@"
+}
+
+# Made anew each time: the installed extension may have changed since a kept
+# cluster created it, and its SQL must match its library.
+sql -c "DROP EXTENSION IF EXISTS parallel_export_parquet" \
+	-c "CREATE EXTENSION parallel_export_parquet" \
+	-c "CREATE EXTENSION IF NOT EXISTS pg_prewarm"
+
+# ---------------------------------------------------------------- table
+table_tag="pep-bench rows=$BENCH_ROWS generation=$TABLE_GENERATION"
+expected_t=$PEP_TMP/expected-t.txt
+expected_one=$PEP_TMP/expected-t_one.txt
+if [[ $(sql -c "SELECT obj_description(to_regclass('t'), 'pg_class')") != "$table_tag" ]]; then
+	log "generating t: $BENCH_ROWS rows"
+	start=$(date +%s)
+	sql -v rows="$BENCH_ROWS" -f "$bench_dir/sql/create_table.sql" 2>/dev/null
+	sql -c "VACUUM ANALYZE t" -c "VACUUM ANALYZE t_one"
+	log "generated in $(($(date +%s) - start)) s"
+	rm -f "$expected_t" "$expected_one"
+fi
+if [[ ! -s $expected_t || ! -s $expected_one ]]; then
+	log "fingerprints of t and t_one in PostgreSQL"
+	verify expect "$jdbc_url" "$bench_dir/sql/fingerprint_pg.sql" t "$expected_t"
+	verify expect "$jdbc_url" "$bench_dir/sql/fingerprint_pg.sql" t_one "$expected_one"
+	sql -c "COMMENT ON TABLE t IS '$table_tag'"
+fi
+table_bytes=$(sql -c "SELECT pg_table_size('t')")
+
+log "warming the cache"
+sql -c "SELECT pg_prewarm('t', 'read')" -c "SELECT count(*) FROM t" -c "SELECT count(*) FROM t" >/dev/null
+
+# ---------------------------------------------------------------- measuring
+work=$PEP_TMP/bench
+rm -rf "$work"
+mkdir -p "$work/client"
+runs_tsv=$work/runs.tsv
+: >"$runs_tsv"
+failures=0
+
+# Appends "kind pid VmHWM RssAnon RssShmem" (kB) every 100 ms until killed, for
+# every parallel worker (kind W) and local client backend (kind C: the caller,
+# connected by psql over the socket; the JDBC client uses TCP) of this cluster.
+poll_backends() {
+	set +e
+	local p k v kind hwm anon shmem title
+	while :; do
+		for p in $(pgrep -P "$pm_pid"); do
+			read -r -d '' title 2>/dev/null <"/proc/$p/cmdline"
+			case $title in
+			*"parallel worker"*) kind=W ;;
+			*"[local]"*) kind=C ;;
+			*) continue ;;
+			esac
+			hwm=
+			anon=
+			shmem=
+			while read -r k v _; do
+				case $k in
+				VmHWM:) hwm=$v ;;
+				RssAnon:) anon=$v ;;
+				RssShmem:) shmem=$v ;;
+				esac
+			done 2>/dev/null <"/proc/$p/status"
+			[[ -n $hwm ]] && echo "$kind $p $hwm ${anon:-0} ${shmem:-0}" >>"$1"
+		done
+		sleep 0.1
+	done
+}
+
+# Runs $1 (one SQL statement) in a fresh session under psql's \timing, with
+# the backend's own VmHWM and RssAnon read before and after. Leaves in
+# $work/psql.out: the statement's output, "before|VmHWM|RssAnon",
+# "after|VmHWM|RssAnon" (kB) and "Time: N ms".
+timed_sql() {
+	local script=$work/stmt.sql
+	cat >"$script" <<-EOF
+		LOAD 'parallel_export_parquet';
+		SELECT 'before', substring(s from 'VmHWM:\s+(\d+)'), substring(s from 'RssAnon:\s+(\d+)') FROM pg_read_file('/proc/self/status') AS s;
+		\timing on
+		$1;
+		\timing off
+		SELECT 'after', substring(s from 'VmHWM:\s+(\d+)'), substring(s from 'RssAnon:\s+(\d+)') FROM pg_read_file('/proc/self/status') AS s;
+	EOF
+	psql -X -q -v ON_ERROR_STOP=1 -At -f "$script" >"$work/psql.out"
+}
+
+# Sum of the sizes of the *.parquet files under $1.
+parquet_bytes() {
+	find "$1" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# run_method METHOD ROUND: one run; appends a line to $runs_tsv.
+run_method() {
+	local m=$1 round=$2
+	local out seconds wall bytes verdict expected=$expected_t expect_rows=$BENCH_ROWS
+	local client_kb=0 caller_hwm=0 caller_anon=0 worker_hwm=0 worker_anon=0 worker_shmem=0 nworkers=0 rows
+	local samples=$work/samples poller t0 t1
+	: >"$samples"
+	case $m in
+	copy_csv | copy_binary) out=$PEP_OUT/$m.out ;;
+	jdbc_*) out=$work/client/$m ;;
+	*) out=$PEP_OUT/$m ;;
+	esac
+	rm -rf "$out"
+	[[ $m == pep_one ]] && expected=$expected_one && expect_rows=1
+
+	poll_backends "$samples" &
+	poller=$!
+	t0=$(date +%s%N)
+	case $m in
+	copy_csv) timed_sql "COPY (SELECT * FROM t) TO '$out' (FORMAT csv)" ;;
+	copy_binary) timed_sql "COPY (SELECT * FROM t) TO '$out' (FORMAT binary)" ;;
+	pep_1 | pep_2 | pep_4) timed_sql "SELECT parallel_export_parquet('t', '$out', ${m#pep_})" ;;
+	pep_query_2) timed_sql "SELECT parallel_export_parquet('SELECT * FROM t WHERE true', '$out', 2)" ;;
+	pep_one) timed_sql "SELECT parallel_export_parquet('t_one', '$out', 1)" ;;
+	jdbc_1 | jdbc_2)
+		/usr/bin/time -f '%M' -o "$work/time.out" \
+			java -cp "$CP" org.parallelexport.bench.JdbcExporter "$jdbc_url" t "$out" "${m#jdbc_}" \
+			"$BENCH_FETCH_SIZE" >"$work/client.out"
+		;;
+	*) die "unknown method $m" ;;
+	esac
+	t1=$(date +%s%N)
+	kill "$poller"
+	wait "$poller" 2>/dev/null || true
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+
+	if [[ $m == jdbc_* ]]; then
+		seconds=$wall
+		client_kb=$(tail -n 1 "$work/time.out")
+		rows=$(cat "$work/client.out")
+	else
+		seconds=$(awk '/^Time: / { printf "%.3f", $2 / 1000 }' "$work/psql.out")
+		rows=$(awk -F'|' 'NF == 1 && /^[0-9]+$/ { print }' "$work/psql.out")
+		# caller: VmHWM growth, and growth of RssAnon (polled, and at the end)
+		read -r caller_hwm caller_anon < <(awk -F'[| ]' '
+			FILENAME ~ /psql.out$/ && $1 == "before" { hb = $2; ab = $3; if (ab > am) am = ab }
+			FILENAME ~ /psql.out$/ && $1 == "after" { ha = $2; if ($3 > am) am = $3 }
+			FILENAME ~ /samples$/ && $1 == "C" { if ($4 > am) am = $4 }
+			END { print ha - hb, am - ab }' "$work/psql.out" "$samples")
+	fi
+	read -r worker_hwm worker_anon worker_shmem nworkers < <(awk '
+		$1 == "W" { if ($3 > h) h = $3; if ($4 > a) a = $4; if ($5 > s) s = $5; seen[$2] = 1 }
+		END { n = 0; for (p in seen) n++; print h + 0, a + 0, s + 0, n }' "$samples")
+
+	case $m in
+	copy_csv)
+		bytes=$(stat -c %s "$out")
+		rows=$(wc -l <"$out")
+		;;
+	copy_binary)
+		bytes=$(stat -c %s "$out")
+		rows=
+		;;
+	*) bytes=$(parquet_bytes "$out") ;;
+	esac
+
+	if [[ $m == copy_binary ]]; then
+		if [[ $(head -c 11 "$out" | od -An -c | tr -d ' ') == 'PGCOPY\n377\r\n\0' ]]; then
+			verdict="header ok"
+		else
+			verdict=FAIL
+		fi
+	elif [[ $rows != "$expect_rows" ]]; then
+		verdict="FAIL rows=$rows"
+	elif [[ $m == copy_csv ]]; then
+		verdict="ok $rows lines"
+	elif verdict=$(verify check "$out" "$bench_dir/sql/fingerprint_duckdb.sql" "$expected"); then
+		verdict=${verdict//$'\n'/; }
+	else
+		verdict="FAIL ${verdict//$'\n'/; }"
+	fi
+	[[ $verdict == FAIL* ]] && failures=$((failures + 1))
+
+	if [[ $m == pep_2 && $round == 0 ]]; then
+		duckdb_ref_bytes=$(verify rewrite "$out" "$work/duckdb-ref.parquet" "$ROW_GROUP_ROWS")
+		rm -f "$work/duckdb-ref.parquet"
+	fi
+	rm -rf "$out"
+
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$round" "$seconds" "$wall" \
+		"$bytes" "$worker_hwm" "$worker_anon" "$worker_shmem" "$nworkers" "$caller_hwm" "$caller_anon" \
+		"$client_kb" "$verdict" >>"$runs_tsv"
+	log "$(printf '%-12s run %s: %8s s (wall %s), %s bytes, %s workers peak %s kB (anon %s, shmem %s), caller +%s kB (anon +%s), client %s kB: %s' \
+		"$m" "$round" "$seconds" "$wall" "$bytes" "$nworkers" "$worker_hwm" "$worker_anon" "$worker_shmem" \
+		"$caller_hwm" "$caller_anon" "$client_kb" "$verdict")"
+}
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+duckdb_ref_bytes=
+big_methods=()
+one_row=0
+for m in $BENCH_METHODS; do
+	if [[ $m == pep_one ]]; then one_row=1; else big_methods+=("$m"); fi
+done
+bench_start=$(date +%s)
+for round in $(seq 0 "$BENCH_RUNS"); do
+	log "round $round of $BENCH_RUNS (0 is the warm-up)"
+	for m in "${big_methods[@]}"; do
+		run_method "$m" "$round"
+	done
+done
+if [[ $one_row == 1 ]]; then
+	for round in $(seq 0 "$BENCH_ONE_RUNS"); do
+		run_method pep_one "$round"
+	done
+fi
+
+# ---------------------------------------------------------------- profile
+if [[ $BENCH_PROFILE == 1 ]]; then
+	log "profiling one pep_2 export (bench/profile.sh)"
+	"$bench_dir/profile.sh" 2 t >/dev/null || log "profiling failed"
+fi
+
+digest_end=$(installed_digest)
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+bench_seconds=$(($(date +%s) - bench_start))
+
+# ---------------------------------------------------------------- report
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+mem=$(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)
+pgver=$(sql -c "SHOW server_version")
+javaver=$(java -version 2>&1 | head -n 1)
+
+report() {
+	echo "# parallel_export_parquet benchmark"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), bench/run.sh with BENCH_ROWS=$BENCH_ROWS BENCH_RUNS=$BENCH_RUNS" \
+		"(medians of $BENCH_RUNS timed runs after a warm-up; the 1-row export: median of $BENCH_ONE_RUNS)."
+	echo "Machine: $(nproc) cores ($cpu), $mem RAM, $(uname -r); PostgreSQL $pgver; $javaver."
+	echo "Table t: $BENCH_ROWS rows, $((table_bytes / 1048576)) MB on disk; shared_buffers $BENCH_SHARED_BUFFERS, cache warm."
+	echo "Load average (1/5/15 min) before: $load_start, after: $load_end; measuring took ${bench_seconds} s."
+	echo "Extension: $extension_label; md5 of .so + jar: $digest_start at start, $digest_end at end."
+	echo
+	awk -F'\t' -v rows="$BENCH_ROWS" -v ref="${duckdb_ref_bytes:-0}" -v rg="$ROW_GROUP_ROWS" '
+		function median(list,   n, a, i, j, t) {
+			n = split(list, a, " ")
+			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+			return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		function minmax(list,   n, a, i, lo, hi) {
+			n = split(list, a, " "); lo = hi = a[1]
+			for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
+			return sprintf("%.2f-%.2f", lo, hi)
+		}
+		function max(arr, m, v) { if (!(m in arr) || v + 0 > arr[m] + 0) arr[m] = v + 0 }
+		$2 > 0 {
+			m = $1
+			if (!(m in secs)) order[++n] = m
+			secs[m] = secs[m] " " $3; wall[m] = wall[m] " " $4; bytes[m] = $5
+			max(whwm, m, $6); max(wanon, m, $7); max(wshm, m, $8); max(nw, m, $9)
+			max(chwm, m, $10); max(canon, m, $11); max(client, m, $12)
+			if ($13 ~ /^FAIL/) bad[m] = 1
+			ver[m] = bad[m] ? "FAIL" : (($13 ~ /^ok/) ? "ok" : $13)
+		}
+		END {
+			desc["copy_csv"] = "COPY TO csv (server)"
+			desc["copy_binary"] = "COPY TO binary (server)"
+			desc["jdbc_1"] = "pgjdbc + parquet-avro, 1 thread"
+			desc["jdbc_2"] = "pgjdbc + parquet-avro, 2 threads"
+			desc["pep_1"] = "extension, table, 1 worker"
+			desc["pep_2"] = "extension, table, 2 workers"
+			desc["pep_4"] = "extension, table, 4 workers"
+			desc["pep_query_2"] = "extension, query, 2 workers"
+			desc["pep_one"] = "extension, 1-row table, 1 worker"
+			csv = ("copy_csv" in secs) ? median(secs["copy_csv"]) : 0
+			print "| method | what | seconds (median) | min-max | rows/s | output MB | peak RSS MB: VmHWM (anon, shmem) | caller +MB: VmHWM (anon) | vs COPY csv | check |"
+			print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+			for (i = 1; i <= n; i++) {
+				m = order[i]; s = median(secs[m]); r = (m == "pep_one") ? 1 : rows
+				rss = "-"
+				if (whwm[m] > 0) rss = sprintf("%.0f (%.0f, %.0f) x%d workers", whwm[m] / 1024, wanon[m] / 1024, wshm[m] / 1024, nw[m])
+				if (client[m] > 0) rss = sprintf("%.0f (client JVM)", client[m] / 1024)
+				cal = "-"
+				if (m ~ /^(pep|copy)/) cal = sprintf("%.1f (%.1f)", chwm[m] / 1024, canon[m] / 1024)
+				printf "| %s | %s | %.2f | %s | %s | %.1f | %s | %s | %s | %s |\n", m, desc[m], s, minmax(secs[m]),
+					((s > 0) ? sprintf("%.0f", r / s) : "-"), bytes[m] / 1048576, rss, cal,
+					((csv > 0 && m != "pep_one") ? sprintf("%.2fx", s / csv) : "-"), ver[m]
+				med[m] = s
+			}
+			print ""
+			if ("pep_one" in secs)
+				printf "1-row export: statement %.3f s median; whole psql process (connect, LOAD, statement) %.3f s median.\n\n", med["pep_one"], median(wall["pep_one"])
+			print "Targets of issue 5:"
+			print ""
+			if (csv > 0 && ("pep_2" in med)) {
+				x = med["pep_2"] / csv
+				printf "- 2 workers <= 0.25x COPY csv: %.2fx (%s)\n", x, ((x <= 0.25) ? "met" : "missed")
+			}
+			if (("pep_1" in med) && ("pep_2" in med)) {
+				x = med["pep_1"] / med["pep_2"]
+				y = ("pep_4" in med) ? med["pep_1"] / med["pep_4"] : 0
+				printf "- 1 -> 2 workers >= 1.8x: %.2fx (%s)", x, ((x >= 1.8) ? "met" : "missed")
+				if (y > 0) printf "; 1 -> 4 workers: %.2fx", y
+				printf "\n"
+			}
+			if (("pep_query_2" in med) && ("pep_2" in med)) {
+				x = med["pep_2"] / med["pep_query_2"]
+				printf "- query source >= 70%% of the table source throughput (2 workers): %.0f%% (%s)\n", 100 * x, ((x >= 0.7) ? "met" : "missed")
+			}
+			if ("pep_one" in med)
+				printf "- 1-row export <= 0.3 s: %.3f s (%s)\n", med["pep_one"], ((med["pep_one"] <= 0.3) ? "met" : "missed")
+			w = 0; wa = 0; c = 0; ca = 0
+			for (m in whwm) if (m ~ /^pep/) { if (whwm[m] > w) w = whwm[m]; if (wanon[m] > wa) wa = wanon[m] }
+			for (m in chwm) if (m ~ /^pep/) { if (chwm[m] > c) c = chwm[m]; if (canon[m] > ca) ca = canon[m] }
+			if (w > 0)
+				printf "- worker peak RSS < 300 MB: VmHWM %.0f MB (%s), of which anonymous at most %.0f MB; the rest is shared buffers the scan touched\n", w / 1024, ((w / 1024 < 300) ? "met" : "missed"), wa / 1024
+			printf "- caller backend grows a few MB at most: anonymous +%.1f MB; VmHWM +%.1f MB (for the query source it counts the shared buffers the caller scans)\n", ca / 1024, c / 1024
+			if (ref > 0 && ("pep_2" in bytes)) {
+				x = bytes["pep_2"] / ref - 1
+				printf "- output within 10%% of DuckDB (snappy, %d-row groups, DuckDB rewriting the pep_2 output): %.1f MB vs %.1f MB, %+.1f%% (%s)\n", rg, bytes["pep_2"] / 1048576, ref / 1048576, 100 * x, ((x <= 0.10) ? "met" : "missed")
+			}
+		}' "$runs_tsv"
+	echo
+	echo "Every run (method, run (0 = warm-up), seconds, wall seconds, bytes, worker VmHWM, RssAnon, RssShmem kB, workers seen, caller VmHWM and RssAnon growth kB, client max RSS kB, check):"
+	echo
+	echo '```'
+	cat "$runs_tsv"
+	echo '```'
+}
+
+mkdir -p "$(dirname "$BENCH_RESULTS")"
+report | tee "$BENCH_RESULTS"
+[[ $digest_start == "$digest_end" ]] ||
+	log "warning: the installed extension changed during the run ($digest_start -> $digest_end)"
+if [[ $failures -gt 0 ]]; then
+	die "$failures run(s) failed their check"
+fi

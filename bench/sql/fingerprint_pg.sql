@@ -1,0 +1,35 @@
+-- bench/sql/fingerprint_pg.sql: the fingerprint of the benchmark table as PostgreSQL sees it.
+-- Must give the same names and values as fingerprint_duckdb.sql over a Parquet export of it.
+-- {{SRC}} is replaced by the relation (Verify expect). d holds multiples of 1/1024 small
+-- enough that its sum is exact in double precision whatever the order of summation.
+SELECT count(*) AS rows,
+       sum(id) AS sum_id,
+       sum(i) AS sum_i,
+       sum(d) AS sum_d,
+       sum(amount) AS sum_amount,
+       sum(length(txt)) AS len_txt,
+       sum((extract(epoch FROM ts) * 1000000)::bigint) AS sum_ts_us,
+       sum(dt - date '2000-01-01') AS sum_dt_days,
+       count(*) FILTER (WHERE flag) AS n_true,
+       count(*) - count(id) AS nulls_id,
+       count(*) - count(i) AS nulls_i,
+       count(*) - count(d) AS nulls_d,
+       count(*) - count(amount) AS nulls_amount,
+       count(*) - count(txt) AS nulls_txt,
+       count(*) - count(ts) AS nulls_ts,
+       count(*) - count(dt) AS nulls_dt,
+       count(*) - count(flag) AS nulls_flag,
+       count(*) - count(u) AS nulls_u,
+       count(*) - count(j) AS nulls_j,
+       sum(('x' || substr(md5(concat_ws('|',
+             coalesce(id::text, 'N'),
+             coalesce(i::text, 'N'),
+             coalesce((d * 1024)::bigint::text, 'N'),
+             coalesce(amount::text, 'N'),
+             coalesce(txt, 'N'),
+             coalesce((extract(epoch FROM ts) * 1000000)::bigint::text, 'N'),
+             coalesce((dt - date '2000-01-01')::text, 'N'),
+             coalesce(CASE WHEN flag THEN 't' ELSE 'f' END, 'N'),
+             coalesce(u::text, 'N'),
+             coalesce(j::text, 'N'))), 1, 12))::bit(48)::bigint::numeric) AS row_hash
+FROM {{SRC}}
