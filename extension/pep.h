@@ -99,6 +99,7 @@ typedef struct PEPColumn
 	int			form;			/* PEPSourceForm */
 	int			precision;		/* DECIMAL precision, else 0 */
 	int			scale;			/* DECIMAL scale, else 0 */
+	bool		mostly_distinct;	/* statistics say most values differ */
 	int			nnodes;			/* nodes of the column's type tree (1 if flat) */
 	uint32		tree_hash;		/* hash of that tree, checked by each worker */
 } PEPColumn;

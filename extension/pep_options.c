@@ -61,6 +61,18 @@ pep_bool_option(FunctionCallInfo fcinfo, int argno, bool dflt)
 void
 pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
+	/*
+	 * A database whose SQL definitions predate this library would pass fewer
+	 * arguments than are read below.
+	 */
+	if (PG_NARGS() != PEP_ARG_OVERWRITE + 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the SQL definition of parallel_export_parquet does not match its library"),
+				 errdetail("The function was called with %d arguments; the library expects %d.",
+						   PG_NARGS(), PEP_ARG_OVERWRITE + 1),
+				 errhint("Run ALTER EXTENSION parallel_export_parquet UPDATE, or drop and create the extension again.")));
+
 	memset(opts, 0, sizeof(PEPOptions));
 
 	opts->workers = (int) pep_int_option(fcinfo, PEP_ARG_WORKERS, "workers", true,
@@ -107,7 +119,10 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 										   0, 1, PG_INT64_MAX);
 	opts->page_size = pep_int_option(fcinfo, PEP_ARG_PAGE_SIZE, "page_size", true,
 									 1024 * 1024, 1024, 256 * 1024 * 1024);
-	opts->dictionary = pep_bool_option(fcinfo, PEP_ARG_DICTIONARY, true);
+	if (PG_ARGISNULL(PEP_ARG_DICTIONARY))
+		opts->dictionary = PEP_DICTIONARY_AUTO;
+	else
+		opts->dictionary = PG_GETARG_BOOL(PEP_ARG_DICTIONARY) ? PEP_DICTIONARY_ON : PEP_DICTIONARY_OFF;
 	opts->statistics = pep_bool_option(fcinfo, PEP_ARG_STATISTICS, true);
 
 	opts->parquet_version = "v1";
@@ -144,7 +159,20 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 	appendStringInfo(&buf, "row_group_rows=" INT64_FORMAT "\n", opts->row_group_rows);
 	appendStringInfo(&buf, "row_group_bytes=" INT64_FORMAT "\n", opts->row_group_bytes);
 	appendStringInfo(&buf, "page_size=" INT64_FORMAT "\n", opts->page_size);
-	appendStringInfo(&buf, "dictionary=%s\n", opts->dictionary ? "true" : "false");
+	appendStringInfo(&buf, "dictionary=%s\n", opts->dictionary == PEP_DICTIONARY_OFF ? "false" : "true");
+	if (opts->dictionary == PEP_DICTIONARY_AUTO)
+	{
+		bool		first = true;
+
+		appendStringInfoString(&buf, "dictionary_off_columns=");
+		for (int c = 0; c < src->ncolumns; c++)
+			if (src->columns[c].mostly_distinct)
+			{
+				appendStringInfo(&buf, "%s%d", first ? "" : ",", c);
+				first = false;
+			}
+		appendStringInfoChar(&buf, '\n');
+	}
 	appendStringInfo(&buf, "statistics=%s\n", opts->statistics ? "true" : "false");
 	appendStringInfo(&buf, "writer_version=%s\n", opts->parquet_version);
 

@@ -25,12 +25,17 @@ typedef struct PEPOptions
 	int64		row_group_bytes;	/* bytes per row group at most */
 	int64		file_size_bytes;	/* start a new part past this; 0: never */
 	int64		page_size;		/* bytes per page */
-	bool		dictionary;		/* dictionary encoding */
+	int			dictionary;		/* PEP_DICTIONARY_* */
 	bool		statistics;		/* column statistics */
 	char	   *parquet_version;	/* "v1" or "v2" */
 	ArrayType  *bloom_filter_columns;	/* column names, or NULL */
 	bool		overwrite;		/* replace a previous complete export */
 } PEPOptions;
+
+/* dictionary => true, false, or NULL: decided per column from statistics. */
+#define PEP_DICTIONARY_OFF		0
+#define PEP_DICTIONARY_ON		1
+#define PEP_DICTIONARY_AUTO		2
 
 /* The argument positions of the SQL function, after source and directory. */
 #define PEP_ARG_WORKERS				2

@@ -35,6 +35,8 @@
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/syscache.h"
+#include "catalog/pg_statistic.h"
 
 #include "storage/bufmgr.h"
 
@@ -69,9 +71,9 @@ pep_text_is_query(const char *text)
 		}
 		else if (p[0] == '/' && p[1] == '*')
 		{
-			const char *end = strstr(p + 2, "*/");
+			const char *comment_end = strstr(p + 2, "*/");
 
-			p = end ? end + 2 : p + strlen(p);
+			p = comment_end ? comment_end + 2 : p + strlen(p);
 		}
 		else
 			break;
@@ -96,20 +98,60 @@ pep_text_is_query(const char *text)
 	return false;
 }
 
+/*
+ * Do the planner's statistics say that at least half of a column's values
+ * differ?  parquet-java then tries a dictionary for the first page only to
+ * give it up, which cost about 8% of a worker's time on such columns, and a
+ * dictionary would not have made the file smaller anyway.
+ */
+static bool
+pep_mostly_distinct(Relation rel, AttrNumber attnum, bool inherited)
+{
+	HeapTuple	tup = SearchSysCache3(STATRELATTINH,
+									  ObjectIdGetDatum(RelationGetRelid(rel)),
+									  Int16GetDatum(attnum),
+									  BoolGetDatum(inherited));
+	double		reltuples = rel->rd_rel->reltuples;
+	double		fraction;
+	float4		stadistinct;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	stadistinct = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
+	ReleaseSysCache(tup);
+
+	/* Negative: minus the fraction of rows; positive: a count of values. */
+	if (stadistinct < 0)
+		fraction = -stadistinct;
+	else if (reltuples > 0)
+		fraction = stadistinct / reltuples;
+	else
+		return false;
+	return fraction >= 0.5;
+}
+
 /* Columns of a relation's row type, dropped columns skipped. */
 static void
-pep_columns_from_desc(PEPSource *src, TupleDesc desc)
+pep_columns_from_rel(PEPSource *src, Relation rel)
 {
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		inherited = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
+
 	src->columns = palloc0(sizeof(PEPColumn) * Max(desc->natts, 1));
 	src->ncolumns = 0;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		PEPColumn  *col;
 
 		if (att->attisdropped)
 			continue;
-		pep_resolve_column(&src->columns[src->ncolumns++], i, NameStr(att->attname),
-						   att->atttypid, att->atttypmod);
+		col = &src->columns[src->ncolumns++];
+		pep_resolve_column(col, i, NameStr(att->attname), att->atttypid, att->atttypmod);
+		/* Group columns have several leaves; their dictionaries stay as they are. */
+		if (col->kind != PEP_KIND_LIST && col->kind != PEP_KIND_STRUCT &&
+			col->kind != PEP_KIND_INTERVAL)
+			col->mostly_distinct = pep_mostly_distinct(rel, att->attnum, inherited);
 	}
 }
 
@@ -212,9 +254,22 @@ PEPSource *
 pep_source_from_relid(Oid relid)
 {
 	PEPSource  *src = palloc0(sizeof(PEPSource));
-	Relation	rel = table_open(relid, AccessShareLock);
-	char		relkind = rel->rd_rel->relkind;
+	Relation	rel;
+	char		relkind;
 	bool		heap = true;
+
+	/*
+	 * An index is refused here, not by table_open(): its message for one
+	 * changed after PostgreSQL 15 (18 says "cannot open relation"), and
+	 * this keeps the same error on every version.
+	 */
+	relkind = get_rel_relkind(relid);
+	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is an index", get_rel_name(relid))));
+	rel = table_open(relid, AccessShareLock);
+	relkind = rel->rd_rel->relkind;
 
 	src->display = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 											  RelationGetRelationName(rel));
@@ -283,7 +338,7 @@ pep_source_from_relid(Oid relid)
 			src->pages += RelationGetNumberOfBlocks(leaf);
 			table_close(leaf, NoLock);
 		}
-		pep_columns_from_desc(src, RelationGetDescr(rel));
+		pep_columns_from_rel(src, rel);
 		if (src->ncolumns == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -300,10 +300,10 @@ public final class BatchSink {
               .withWriterVersion(options.writerVersion)
               .withStatisticsEnabled(options.statistics);
       for (int column : options.bloomFilterColumns) {
-        if (column >= writers.length) {
-          throw new IllegalArgumentException("bloom filter column out of range: " + column);
-        }
-        builder.withBloomFilterEnabled(writers[column].name, true);
+        builder.withBloomFilterEnabled(columnName(column), true);
+      }
+      for (int column : options.dictionaryOffColumns) {
+        builder.withDictionaryEncoding(columnName(column), false);
       }
       partWriter = builder.build();
     } catch (IOException | RuntimeException | Error e) {
@@ -395,6 +395,13 @@ public final class BatchSink {
     partCodecs = null;
     partWriter = null;
     partFailed = false;
+  }
+
+  private String columnName(int column) {
+    if (column < 0 || column >= writers.length) {
+      throw new IllegalArgumentException("column position out of range: " + column);
+    }
+    return writers[column].name;
   }
 
   private void requireOpenPart(String action) {

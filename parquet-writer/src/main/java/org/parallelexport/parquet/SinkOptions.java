@@ -30,6 +30,8 @@ final class SinkOptions {
   boolean statistics = true;
   // Positions of the columns that get a bloom filter.
   int[] bloomFilterColumns = new int[0];
+  // Positions of the columns written without a dictionary though dictionary is true.
+  int[] dictionaryOffColumns = new int[0];
   int faultAfterBatches;
 
   static SinkOptions parse(String text) {
@@ -88,6 +90,9 @@ final class SinkOptions {
         break;
       case "bloom_filter_columns":
         bloomFilterColumns = columnList(key, value);
+        break;
+      case "dictionary_off_columns":
+        dictionaryOffColumns = columnList(key, value);
         break;
       case "fault_after_batches":
         faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));

@@ -48,6 +48,7 @@ class OptionsTest {
               + " FROM generate_series(1, "
               + ROWS
               + ") AS g");
+      st.execute("ANALYZE " + TABLE);
     }
   }
 
@@ -183,6 +184,16 @@ class OptionsTest {
         strings("SELECT encodings FROM " + meta(off)).stream()
             .noneMatch(e -> e.contains("DICTIONARY")),
         "dictionary => false: a dictionary");
+  }
+
+  @Test
+  void dictionaryByDefaultFollowsTheStatistics() throws SQLException {
+    Path dir = export("dictionary-auto", "");
+    String encodings = "SELECT DISTINCT encodings FROM %s WHERE path_in_schema = '%s'";
+    assertTrue(strings(String.format(encodings, meta(dir), "small")).toString()
+        .contains("DICTIONARY"), "7 distinct values: the column keeps its dictionary");
+    assertFalse(strings(String.format(encodings, meta(dir), "id")).toString()
+        .contains("DICTIONARY"), "unique values: no dictionary is attempted");
   }
 
   @Test
