@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# regress/t_environment.sh: what an export does to the machine around it.
+#
+# Checks that need root or statements outside a transaction, so not pgTAP:
+#   - part files and _SUCCESS are created with mode 0600 (the server's umask),
+#     never readable by other OS users;
+#   - a tablespace's directory, and a directory inside one, are refused;
+#   - a missing jar is a clear error naming the path and what to do, and
+#     nothing is written (the jar is moved aside and always put back);
+#   - a worker's JVM leaves no files behind (no /tmp/hsperfdata_postgres),
+#     and DROP EXTENSION leaves no staging, lock or JVM files.
+# Needs a running cluster from tools/cluster.sh with the extension
+# installed. Prints TAP.
+
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../tools/cluster.sh
+source "$here/../tools/cluster.sh"
+
+export PGOPTIONS="-c client_min_messages=warning"
+WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/environment"
+JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
+ntest=0
+nfail=0
+
+ok() {
+	ntest=$((ntest + 1))
+	if [[ "$1" == 0 ]]; then
+		echo "ok $ntest - $2"
+	else
+		nfail=$((nfail + 1))
+		echo "not ok $ntest - $2"
+		[[ -n "${3:-}" ]] && sed 's/^/# /' <<<"$3"
+	fi
+}
+
+sql() {
+	psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1"
+}
+
+restore_jar() {
+	[[ -f "$JAR.moved-by-test" ]] && mv "$JAR.moved-by-test" "$JAR"
+}
+trap restore_jar EXIT
+
+rm -rf "$WORK"
+mkdir -p "$WORK/tablespace"
+chown -R postgres "$WORK"
+rm -rf /tmp/hsperfdata_postgres
+sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
+	DROP TABLE IF EXISTS pep_env_t;
+	CREATE TABLE pep_env_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 50000) AS g" >/dev/null
+
+# File modes
+sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/modes', 2)" >/dev/null
+modes=$(stat -c '%a %n' "$WORK/modes"/* | awk '{print $1}' | sort -u | tr '\n' ' ')
+[[ "$modes" == "600 " ]]
+ok $? "parts and _SUCCESS are created with mode 0600 (saw: $modes)"
+[[ $(find "$WORK/modes" -name 'part-*.parquet' | wc -l) -ge 1 ]]
+ok $? "premise: the export wrote parts to look at"
+
+# Tablespaces
+sql "DROP TABLESPACE IF EXISTS pep_env_ts" >/dev/null
+sql "CREATE TABLESPACE pep_env_ts LOCATION '$WORK/tablespace'" >/dev/null
+ok $? "premise: a tablespace exists at $WORK/tablespace"
+out=$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/tablespace/out', 1)" 2>&1)
+grep -q "cannot export into a tablespace's directory or a directory containing one" <<<"$out"
+ok $? "a directory inside a tablespace is refused" "$out"
+[[ ! -e "$WORK/tablespace/out" ]]
+ok $? "and nothing was created there"
+out=$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/tablespace', 1)" 2>&1)
+grep -q "cannot export into a tablespace's directory" <<<"$out"
+ok $? "the tablespace's own directory is refused" "$out"
+sql "DROP TABLESPACE pep_env_ts" >/dev/null
+
+# A missing jar
+mv "$JAR" "$JAR.moved-by-test"
+out=$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/nojar', 1)" 2>&1)
+restore_jar
+grep -q "could not access the extension's jar \"$JAR\"" <<<"$out" && grep -q "make install" <<<"$out"
+ok $? "a missing jar is a clear error with a hint" "$out"
+[[ ! -e "$WORK/nojar" && ! -e "$WORK/.nojar.pep-staging" && ! -e "$WORK/.nojar.pep-lock" ]]
+ok $? "and nothing was written"
+[[ "$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/nojar', 1)")" == 50000 ]]
+ok $? "with the jar back, the same export succeeds"
+
+# What the JVMs and the extension leave behind
+[[ ! -e /tmp/hsperfdata_postgres ]]
+ok $? "worker JVMs created no /tmp/hsperfdata_postgres"
+sql "DROP TABLE pep_env_t; DROP EXTENSION parallel_export_parquet; CREATE EXTENSION parallel_export_parquet" >/dev/null
+left=$(find "$WORK" -name '.*.pep-*' 2>/dev/null)
+[[ -z "$left" ]]
+ok $? "no staging or lock file is left after the exports and DROP EXTENSION" "$left"
+
+rm -rf "$WORK"
+echo "1..$ntest"
+[[ $nfail == 0 ]]
