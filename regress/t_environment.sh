@@ -4,6 +4,7 @@
 # Checks that need root or statements outside a transaction, so not pgTAP:
 #   - part files and _SUCCESS are created with mode 0600 (the server's umask),
 #     never readable by other OS users;
+#   - more workers than max_parallel_workers are lowered with a NOTICE;
 #   - a tablespace's directory, and a directory inside one, are refused;
 #   - a missing jar is a clear error naming the path and what to do, and
 #     nothing is written (the jar is moved aside and always put back);
@@ -59,6 +60,12 @@ modes=$(stat -c '%a %n' "$WORK/modes"/* | awk '{print $1}' | sort -u | tr '\n' '
 ok $? "parts and _SUCCESS are created with mode 0600 (saw: $modes)"
 [[ $(find "$WORK/modes" -name 'part-*.parquet' | wc -l) -ge 1 ]]
 ok $? "premise: the export wrote parts to look at"
+
+# More workers than may run: lowered, and said so.
+out=$(PGOPTIONS="-c client_min_messages=notice -c max_parallel_workers=2" \
+	sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/clamped', 5)" 2>&1)
+grep -q 'NOTICE:  export uses 2 workers instead of 5 requested' <<<"$out" && grep -q '^50000$' <<<"$out"
+ok $? "workers above max_parallel_workers are lowered with a NOTICE, and the export completes" "$out"
 
 # Tablespaces
 sql "DROP TABLESPACE IF EXISTS pep_env_ts" >/dev/null
