@@ -35,6 +35,7 @@
 #include "access/xact.h"
 #include "catalog/pg_am_d.h"
 #include "pgstat.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "optimizer/cost.h"
 #include "optimizer/paths.h"
@@ -130,13 +131,16 @@ pep_auto_workers(PEPSource *src)
 /*
  * Find the installed jar, and add the AppCDS archive made for it at install
  * time to the JVM options: it cuts a worker's start-up by most of the class
- * loading.  A stale archive is harmless; the JVM ignores it.
+ * loading.  A stale archive is harmless; the JVM ignores it.  Point snappy-java
+ * at the native library unpacked at install time.
  */
 static void
 pep_java_setup(PEPShared *shared)
 {
 	char		share[MAXPGPATH];
 	char	   *archive;
+	char	   *snappy;
+	StringInfoData options;
 	struct stat st;
 
 	get_share_path(my_exec_path, share);
@@ -148,11 +152,22 @@ pep_java_setup(PEPShared *shared)
 				 errhint("Install the extension again with \"make install\".")));
 
 	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
+	snappy = psprintf("%s/extension/%s-snappyjava.so", share, PEP_EXTENSION_NAME);
+	initStringInfo(&options);
 	if (stat(archive, &st) == 0)
-		snprintf(shared->jvm_options, sizeof(shared->jvm_options),
-				 "-Xshare:auto -XX:SharedArchiveFile=%s %s", archive, pep_jvm_options);
-	else
-		strlcpy(shared->jvm_options, pep_jvm_options, sizeof(shared->jvm_options));
+		appendStringInfo(&options, "-Xshare:auto -XX:SharedArchiveFile=%s ", archive);
+	/* Without it snappy-java leaves a copy of itself in /tmp per worker. */
+	if (stat(snappy, &st) == 0)
+		appendStringInfo(&options,
+						 "-Dorg.xerial.snappy.lib.path=%s/extension "
+						 "-Dorg.xerial.snappy.lib.name=%s-snappyjava.so ",
+						 share, PEP_EXTENSION_NAME);
+	appendStringInfoString(&options, pep_jvm_options);
+	if (strlcpy(shared->jvm_options, options.data, sizeof(shared->jvm_options)) >=
+		sizeof(shared->jvm_options))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("value of \"%s\" is too long", "parallel_export_parquet.jvm_options")));
 }
 
 /* Rows per batch: as many as fit the fixed-width budget, at most PEP_BATCH_ROWS. */

@@ -8,7 +8,8 @@
 #   - a tablespace's directory, and a directory inside one, are refused;
 #   - a missing jar is a clear error naming the path and what to do, and
 #     nothing is written (the jar is moved aside and always put back);
-#   - a worker's JVM leaves no files behind (no /tmp/hsperfdata_postgres),
+#   - a worker's JVM leaves no files behind (no /tmp/hsperfdata_postgres, no
+#     native library copies of the codecs in /tmp),
 #     and DROP EXTENSION leaves no staging, lock or JVM files.
 # Needs a running cluster from tools/cluster.sh with the extension
 # installed. Prints TAP.
@@ -49,6 +50,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK/tablespace"
 chown -R postgres "$WORK"
 rm -rf /tmp/hsperfdata_postgres
+tmp_before=$(find /tmp -maxdepth 1 -user postgres | sort)
 sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
 	DROP TABLE IF EXISTS pep_env_t;
 	CREATE TABLE pep_env_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 50000) AS g" >/dev/null
@@ -95,6 +97,12 @@ ok $? "with the jar back, the same export succeeds"
 # What the JVMs and the extension leave behind
 [[ ! -e /tmp/hsperfdata_postgres ]]
 ok $? "worker JVMs created no /tmp/hsperfdata_postgres"
+sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/codecs-snappy', 2, compression => 'snappy')" >/dev/null &&
+	sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/codecs-zstd', 2, compression => 'zstd')" >/dev/null
+ok $? "premise: exports with snappy and zstd, whose native libraries workers load, ran"
+new_tmp=$(comm -13 <(echo "$tmp_before") <(find /tmp -maxdepth 1 -user postgres | sort))
+[[ -z "$new_tmp" ]]
+ok $? "the exports left no file of the server's OS user in /tmp" "$new_tmp"
 sql "DROP TABLE pep_env_t; DROP EXTENSION parallel_export_parquet; CREATE EXTENSION parallel_export_parquet" >/dev/null
 left=$(find "$WORK" -name '.*.pep-*' 2>/dev/null)
 [[ -z "$left" ]]
