@@ -162,6 +162,8 @@ pep_java_setup(PEPShared *shared)
 						 "-Dorg.xerial.snappy.lib.path=%s/extension "
 						 "-Dorg.xerial.snappy.lib.name=%s-snappyjava.so ",
 						 share, PEP_EXTENSION_NAME);
+	/* JDK 22 and later warn in the server log at every native codec load without it. */
+	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
 	appendStringInfoString(&options, pep_jvm_options);
 	if (strlcpy(shared->jvm_options, options.data, sizeof(shared->jvm_options)) >=
 		sizeof(shared->jvm_options))

@@ -82,6 +82,9 @@ out=$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/tablespace', 1)" 2
 grep -q "cannot export into a tablespace's directory" <<<"$out"
 ok $? "the tablespace's own directory is refused" "$out"
 sql "DROP TABLESPACE pep_env_ts" >/dev/null
+# Without a checkpoint, a crash restart in a later harness would replay the
+# tablespace's creation and find its directory gone.
+sql "CHECKPOINT" >/dev/null
 
 # A missing jar
 mv "$JAR" "$JAR.moved-by-test"

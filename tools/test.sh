@@ -3,7 +3,7 @@
 # through .ci/run).
 #
 #   1. tools/deps.sh                      system packages
-#   2. mvn package, make -C extension [install]
+#   2. mvn verify; tools/build.sh        Java unit tests; make -Werror, install
 #   3. tools/cluster.sh start             a fresh throwaway cluster
 #   4. pg_prove regress/sql/*.sql         pgTAP suites
 #   5. mvn -pl regress/readback test      Parquet read back with DuckDB
@@ -88,6 +88,24 @@ add_counts() {
 	echo "--> $p passed, $f failed, $s skipped"
 }
 
+# Surefire's XML reports in a directory as "passed failed skipped".
+surefire_counts() {
+	if ! compgen -G "$1/TEST-*.xml" >/dev/null; then
+		echo "0 0 0"
+		return
+	fi
+	sed -n 's/.*<testsuite [^>]*>.*/&/p' "$1"/TEST-*.xml | awk '
+		{
+			t = 0; f = 0; e = 0; s = 0
+			if (match($0, / tests="[0-9]+"/)) t = substr($0, RSTART + 8, RLENGTH - 9)
+			if (match($0, / failures="[0-9]+"/)) f = substr($0, RSTART + 11, RLENGTH - 12)
+			if (match($0, / errors="[0-9]+"/)) e = substr($0, RSTART + 9, RLENGTH - 10)
+			if (match($0, / skipped="[0-9]+"/)) s = substr($0, RSTART + 10, RLENGTH - 11)
+			P += t - f - e - s; F += f + e; S += s
+		}
+		END { print P + 0, F + 0, S + 0 }'
+}
+
 # run LOG CMD...: runs CMD with output to the console and LOG; returns its rc.
 run() {
 	local log="$1"
@@ -109,17 +127,20 @@ fi
 
 # --- 2. build
 if [[ "${PEP_SKIP_BUILD:-0}" != 1 ]]; then
-	say "build: mvn package"
-	if ! run "$PEP_LOGS/build-mvn.log" mvn -B -ntp -q -Dstyle.color=never -DskipTests package; then
-		echo "build failed: mvn package (see $PEP_LOGS/build-mvn.log)"
-		failed=$((failed + 1))
+	say "build: mvn verify (the Java writer's unit tests, its shaded-jar test, formatting)"
+	rm -rf parquet-writer/target/surefire-reports parquet-writer/target/failsafe-reports
+	rc=0
+	run "$PEP_LOGS/build-mvn.log" mvn -B -ntp -q -Dstyle.color=never verify || rc=$?
+	add_counts "$(surefire_counts parquet-writer/target/surefire-reports)" 0
+	add_counts "$(surefire_counts parquet-writer/target/failsafe-reports)" "$rc"
+	if [[ $rc != 0 ]]; then
+		echo "build failed: mvn verify (see $PEP_LOGS/build-mvn.log)"
 		summary
 		exit 1
 	fi
-	say "build: make -C extension && make -C extension install"
-	if ! run "$PEP_LOGS/build-make.log" make -C extension PG_CONFIG="$PG_CONFIG" ||
-		! run "$PEP_LOGS/build-install.log" make -C extension install PG_CONFIG="$PG_CONFIG"; then
-		echo "build failed: make -C extension (see $PEP_LOGS/build-make.log, build-install.log)"
+	say "build: tools/build.sh (make with warnings as errors, make install)"
+	if ! run "$PEP_LOGS/build-make.log" tools/build.sh; then
+		echo "build failed: tools/build.sh (see $PEP_LOGS/build-make.log)"
 		failed=$((failed + 1))
 		summary
 		exit 1
@@ -186,19 +207,7 @@ if suite_on readback; then
 		mvn -B -ntp -Dstyle.color=never -pl regress/readback test -Dpep.readback=true \
 		-Dpep.jdbc.url="jdbc:postgresql://127.0.0.1:$PEP_PORT/postgres?user=postgres" \
 		-Dpep.outdir="$(outdir readback)" || rc=$?
-	counts="0 0 0"
-	if compgen -G "$reports/TEST-*.xml" >/dev/null; then
-		counts="$(sed -n 's/.*<testsuite [^>]*>.*/&/p' "$reports"/TEST-*.xml | awk '
-			{
-				t = 0; f = 0; e = 0; s = 0
-				if (match($0, / tests="[0-9]+"/)) t = substr($0, RSTART + 8, RLENGTH - 9)
-				if (match($0, / failures="[0-9]+"/)) f = substr($0, RSTART + 11, RLENGTH - 12)
-				if (match($0, / errors="[0-9]+"/)) e = substr($0, RSTART + 9, RLENGTH - 10)
-				if (match($0, / skipped="[0-9]+"/)) s = substr($0, RSTART + 10, RLENGTH - 11)
-				P += t - f - e - s; F += f + e; S += s
-			}
-			END { print P + 0, F + 0, S + 0 }')"
-	fi
+	counts="$(surefire_counts "$reports")"
 	add_counts "$counts" "$rc"
 fi
 
