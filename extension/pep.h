@@ -171,6 +171,8 @@ typedef struct PEPShared
 	Size		scan_offsets[PEP_MAX_LEAVES];	/* their ParallelTableScanDesc in the scan area */
 	int			batch_rows;		/* rows per batch handed to Java */
 	char		staging[MAXPGPATH];	/* staging directory the parts go to */
+	char		target[MAXPGPATH];	/* directory the export publishes to */
+	char		source[1024];	/* the source as messages name it */
 	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
 	char		jvm_options[2048];	/* JVM options, the AppCDS archive's included */
 	char		writer_options[8192];	/* key=value lines for BatchSink */

@@ -239,6 +239,8 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->relid = src->relid;
 	shared->batch_rows = pep_batch_rows(src);
 	strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
+	strlcpy(shared->target, ex->out.target, MAXPGPATH);
+	strlcpy(shared->source, src->display, sizeof(shared->source));
 	pep_java_setup(shared);
 	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
 		sizeof(shared->writer_options))

@@ -318,8 +318,15 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	columns = shm_toc_lookup(toc, PARALLEL_KEY_PEP_COLUMNS, false);
 	w.slot = &w.shared->workers[ParallelWorkerNumber];
 	w.slot->pid = MyProcPid;
-	/* A name a DBA can find in pg_stat_activity; backend_type stays "parallel worker". */
+	/*
+	 * A name a DBA can find in pg_stat_activity (backend_type stays "parallel
+	 * worker"), and an activity that says what the export writes where: the
+	 * progress view reads the directory and source from it, one per line.
+	 */
 	pgstat_report_appname(psprintf("parallel_export_parquet worker %d", ParallelWorkerNumber));
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("parallel_export_parquet worker %d\ndirectory: %s\nsource: %s",
+									ParallelWorkerNumber, w.shared->target, w.shared->source));
 
 	errcallback.callback = pep_worker_error_context;
 	errcallback.arg = NULL;

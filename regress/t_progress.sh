@@ -58,16 +58,20 @@ PGAPPNAME=pep_progress psql -X -A -t -q -v ON_ERROR_STOP=1 \
 export_pid=$!
 
 # Poll the view until the rows counter has moved between two non-zero values.
-first="" second="" phase="" fraction="" apps="" copy_rows="" deadline=$((SECONDS + 300))
+first="" second="" phase="" fraction="" apps="" copy_rows="" seen_directory="" seen_source=""
+deadline=$((SECONDS + 300))
 while kill -0 "$export_pid" 2>/dev/null && ((SECONDS < deadline)); do
-	row=$(sql "SELECT phase, workers_launched, rows_written, blocks_total, blocks_scanned, fraction_done
+	row=$(sql "SELECT phase, workers_launched, rows_written, blocks_total, blocks_scanned, fraction_done,
+			directory, source
 		FROM parallel_export_parquet_progress p JOIN pg_stat_activity a USING (pid)
 		WHERE a.application_name = 'pep_progress'")
-	IFS='|' read -r ph workers rows blocks_total blocks_scanned frac <<<"$row"
+	IFS='|' read -r ph workers rows blocks_total blocks_scanned frac directory source <<<"$row"
 	if [[ -n "$row" && "${rows:-0}" -gt 0 ]]; then
 		if [[ -z "$first" ]]; then
 			first=$rows
 			phase=$ph
+			seen_directory=$directory
+			seen_source=$source
 			apps=$(sql "SELECT count(*) FROM pg_stat_activity
 				WHERE backend_type = 'parallel worker' AND application_name LIKE 'parallel_export_parquet worker %'")
 			copy_rows=$(sql "SELECT count(*) FROM pg_stat_progress_copy c JOIN pg_stat_activity a USING (pid)
@@ -91,6 +95,8 @@ ok $? "the view showed phase 'writing' with 2 workers launched (saw '$phase', '$
 [[ "${blocks_total:-0}" -gt 0 && "${blocks_scanned:-0}" -gt 0 ]] &&
 	awk -v f="$fraction" 'BEGIN { exit !(f > 0 && f <= 1) }'
 ok $? "blocks and fraction_done reported ($blocks_scanned of $blocks_total, $fraction)"
+[[ "$seen_directory" == "$WORK/out" && "$seen_source" == public.pep_progress_t ]]
+ok $? "the view named the directory and the source (saw '$seen_directory', '$seen_source')"
 [[ "$apps" == 2 ]]
 ok $? "both workers showed in pg_stat_activity as 'parallel_export_parquet worker N' (saw $apps)"
 [[ "$copy_rows" == 1 ]]

@@ -68,6 +68,8 @@ SELECT s.pid,
        a.datname,
        CASE WHEN s.relid <> 0 THEN s.relid::pg_catalog.regclass END AS source_relation,
        a.query,
+       pg_catalog.substr(pg_catalog.split_part(w.query, E'\n', 2), 12) AS directory,
+       pg_catalog.substr(w.query, pg_catalog.strpos(w.query, E'\nsource: ') + 9) AS source,
        CASE s.param12
             WHEN 1 THEN 'starting'
             WHEN 2 THEN 'writing'
@@ -86,6 +88,12 @@ SELECT s.pid,
        pg_catalog.now() - a.query_start AS elapsed
 FROM pg_catalog.pg_stat_get_progress_info('COPY') AS s
 JOIN pg_catalog.pg_stat_activity AS a ON a.pid = s.pid
+-- Each worker's activity names the directory and the source; take one.
+LEFT JOIN LATERAL (SELECT w.query
+                   FROM pg_catalog.pg_stat_activity AS w
+                   WHERE w.leader_pid = s.pid
+                     AND w.query LIKE 'parallel_export_parquet worker %'
+                   LIMIT 1) AS w ON true
 WHERE s.param11 = 5260624;
 
 COMMENT ON VIEW @extschema@.parallel_export_parquet_progress IS
