@@ -329,9 +329,14 @@ pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
 				 errmsg("directory path is too long")));
 }
 
-/* Remove a dead export's staging directory, which the caller now owns. */
-static void
-pep_sweep_staging(PEPOutput *out)
+/*
+ * Remove the files of the staging directory, then the directory itself;
+ * only the names an export writes when only_export_files.  Problems are
+ * reported at elevel.  Returns the number of files removed, or -1 if there
+ * was no staging directory.
+ */
+static int
+pep_remove_staging(PEPOutput *out, bool only_export_files, int elevel)
 {
 	DIR		   *dir = opendir(out->staging);
 	struct dirent *de;
@@ -339,39 +344,52 @@ pep_sweep_staging(PEPOutput *out)
 
 	if (dir == NULL)
 	{
-		if (errno == ENOENT)
-			return;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", out->staging)));
+		if (errno != ENOENT)
+			ereport(elevel,
+					(errcode_for_file_access(),
+					 errmsg("could not open directory \"%s\": %m", out->staging)));
+		return -1;
 	}
 	while ((de = readdir(dir)) != NULL)
 	{
 		char		path[MAXPGPATH];
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+			(only_export_files && !pep_is_export_file(de->d_name)))
 			continue;
 		snprintf(path, MAXPGPATH, "%s/%s", out->staging, de->d_name);
 		if (unlink(path) != 0)
 		{
 			int			save_errno = errno;
 
-			closedir(dir);
+			if (elevel >= ERROR)
+				closedir(dir);
 			errno = save_errno;
-			ereport(ERROR,
+			ereport(elevel,
 					(errcode_for_file_access(),
 					 errmsg("could not remove file \"%s\": %m", path)));
+			continue;
 		}
 		removed++;
 	}
 	closedir(dir);
 	if (rmdir(out->staging) != 0)
-		ereport(ERROR,
+		ereport(elevel,
 				(errcode_for_file_access(),
 				 errmsg("could not remove directory \"%s\": %m", out->staging)));
-	ereport(LOG,
-			(errmsg("removed staging directory \"%s\" and its %d files, left by an export that did not finish",
-					out->staging, removed)));
+	return removed;
+}
+
+/* Remove a dead export's staging directory, which the caller now owns. */
+static void
+pep_sweep_staging(PEPOutput *out)
+{
+	int			removed = pep_remove_staging(out, false, ERROR);
+
+	if (removed >= 0)
+		ereport(LOG,
+				(errmsg("removed staging directory \"%s\" and its %d files, left by an export that did not finish",
+						out->staging, removed)));
 }
 
 /*
@@ -459,44 +477,6 @@ pep_fsync_path(const char *path, bool is_dir, int elevel)
 }
 
 /*
- * Remove a replaced export from the staging directory.  Only the names a
- * complete export consists of were there (pep_check_previous_export), and
- * only those are removed; a failure is a WARNING, since the new export is
- * already published, and the next export's sweep finishes the job.
- */
-static void
-pep_remove_replaced(PEPOutput *out)
-{
-	DIR		   *dir = opendir(out->staging);
-	struct dirent *de;
-
-	if (dir == NULL)
-	{
-		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", out->staging)));
-		return;
-	}
-	while ((de = readdir(dir)) != NULL)
-	{
-		char		path[MAXPGPATH];
-
-		if (!pep_is_export_file(de->d_name))
-			continue;
-		snprintf(path, MAXPGPATH, "%s/%s", out->staging, de->d_name);
-		if (unlink(path) != 0)
-			ereport(WARNING,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s\": %m", path)));
-	}
-	closedir(dir);
-	if (rmdir(out->staging) != 0)
-		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not remove directory \"%s\": %m", out->staging)));
-}
-
-/*
  * Publish: _SUCCESS last into the staging directory, then one rename onto
  * the target.  The rename is the commit point of the export; after it,
  * cleanup leaves the target alone.
@@ -577,9 +557,13 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 	/* The export is complete; a lost parent fsync only risks the rename itself. */
 	pep_fsync_path(out->parent, true, WARNING);
 
-	/* What is now in the staging directory is the replaced export. */
+	/*
+	 * What is now in the staging directory is the replaced export, which held
+	 * only an export's names (pep_check_previous_export).  A failure is only a
+	 * WARNING: the new export is published, and the next sweep finishes.
+	 */
 	if (replaced)
-		pep_remove_replaced(out);
+		(void) pep_remove_staging(out, true, WARNING);
 }
 
 /* Give up the lock after a successful export. */

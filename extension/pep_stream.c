@@ -33,6 +33,8 @@
 
 /* Bytes of tuples gathered before a chunk goes to a worker. */
 #define PEP_CHUNK_SIZE	(64 * 1024)
+/* Chunks sent between two progress reports. */
+#define PEP_CHUNKS_PER_REPORT	32
 
 typedef struct PEPStreamReceiver
 {
@@ -43,6 +45,7 @@ typedef struct PEPStreamReceiver
 	char	   *chunk;			/* chunk being filled */
 	Size		used;			/* bytes of chunk in use */
 	uint64		rows;			/* rows sent */
+	uint64		chunks;			/* chunks sent */
 	PEPShared  *shared;			/* the workers' reports, for progress */
 } PEPStreamReceiver;
 
@@ -69,7 +72,9 @@ pep_stream_flush(PEPStreamReceiver *r)
 		return;
 	pep_stream_send(r, r->chunk, r->used);
 	r->used = 0;
-	pep_progress_report(r->shared, r->nqueues, NULL);
+	/* Progress every few megabytes is plenty, and keeps it off the per-chunk path. */
+	if (++r->chunks % PEP_CHUNKS_PER_REPORT == 0)
+		pep_progress_report(r->shared, r->nqueues, NULL);
 }
 
 /* Form a tuple whose out-of-line values are fetched into it. */

@@ -17,29 +17,11 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../tools/cluster.sh
-source "$here/../tools/cluster.sh"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
 
-export PGOPTIONS="-c client_min_messages=warning"
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/environment"
 JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
-ntest=0
-nfail=0
-
-ok() {
-	ntest=$((ntest + 1))
-	if [[ "$1" == 0 ]]; then
-		echo "ok $ntest - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $ntest - $2"
-		[[ -n "${3:-}" ]] && sed 's/^/# /' <<<"$3"
-	fi
-}
-
-sql() {
-	psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1"
-}
 
 restore_jar() {
 	[[ -f "$JAR.moved-by-test" ]] && mv "$JAR.moved-by-test" "$JAR"
@@ -112,5 +94,4 @@ left=$(find "$WORK" -name '.*.pep-*' 2>/dev/null)
 ok $? "no staging or lock file is left after the exports and DROP EXTENSION" "$left"
 
 rm -rf "$WORK"
-echo "1..$ntest"
-[[ $nfail == 0 ]]
+tap_done

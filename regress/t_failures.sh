@@ -24,31 +24,13 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../tools/cluster.sh
-source "$here/../tools/cluster.sh"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
 
 RUNS="${PEP_FAILURE_RUNS:-1}"
-export PGOPTIONS="-c client_min_messages=warning"
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/failures"
 HANG_MARK='parallel_export_parquet fault injection: hang'
 CEILING=180
-ntest=0
-nfail=0
-
-ok() {
-	ntest=$((ntest + 1))
-	if [[ "$1" == 0 ]]; then
-		echo "ok $ntest - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $ntest - $2"
-		[[ -n "${3:-}" ]] && sed 's/^/# /' <<<"$3"
-	fi
-}
-
-sql() {
-	psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1"
-}
 
 # Poll until a shell condition holds; false after the ceiling.
 wait_until() {
@@ -341,5 +323,4 @@ for ((run = 1; run <= RUNS; run++)); do
 	run_all
 done
 rm -rf "$WORK"
-echo "1..$ntest"
-[[ $nfail == 0 ]]
+tap_done

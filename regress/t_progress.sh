@@ -18,29 +18,11 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../tools/cluster.sh
-source "$here/../tools/cluster.sh"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
 
-export PGOPTIONS="-c client_min_messages=warning"
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/progress"
 ROWS=2000000
-ntest=0
-nfail=0
-
-ok() {
-	ntest=$((ntest + 1))
-	if [[ "$1" == 0 ]]; then
-		echo "ok $ntest - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $ntest - $2"
-		[[ -n "${3:-}" ]] && sed 's/^/# /' <<<"$3"
-	fi
-}
-
-sql() {
-	psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1"
-}
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -114,5 +96,4 @@ ok $? "the export's LOG line names source, directory, rows, parts, bytes and wor
 
 sql "DROP TABLE pep_progress_t" >/dev/null
 rm -rf "$WORK"
-echo "1..$ntest"
-[[ $nfail == 0 ]]
+tap_done

@@ -15,7 +15,7 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 
-final class BinaryValueWriter extends ValueWriter {
+final class BinaryValueWriter extends VarWidthValueWriter {
   private byte[] scratch = new byte[256];
 
   BinaryValueWriter(Column column, PrimitiveType parquetType) {
@@ -23,26 +23,7 @@ final class BinaryValueWriter extends ValueWriter {
   }
 
   @Override
-  int valueWidth() {
-    return 8;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    int slot = valueOffset + row * 8;
-    int offset = buffer.getInt(slot);
-    int length = buffer.getInt(slot + 4);
-    writeBytes(consumer, buffer, offset, length);
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    int length = buffer.getInt(pos);
-    writeBytes(consumer, buffer, pos + 4, length);
-    return pos + 4 + length;
-  }
-
-  private void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
     if (length > scratch.length) {
       scratch = new byte[Math.max(length, scratch.length * 2)];
     }

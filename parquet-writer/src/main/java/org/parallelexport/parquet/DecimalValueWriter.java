@@ -21,7 +21,7 @@ import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
-final class DecimalValueWriter extends ValueWriter {
+final class DecimalValueWriter extends VarWidthValueWriter {
   static final int MAX_PRECISION = 38;
   private static final int MAX_LONG_DIGITS = 18;
   // Long enough for any value of the message, short enough for a log line.
@@ -61,26 +61,7 @@ final class DecimalValueWriter extends ValueWriter {
   }
 
   @Override
-  int valueWidth() {
-    return 8;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    int slot = valueOffset + row * 8;
-    int offset = buffer.getInt(slot);
-    int length = buffer.getInt(slot + 4);
-    writeText(consumer, buffer, offset, length);
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    int length = buffer.getInt(pos);
-    writeText(consumer, buffer, pos + 4, length);
-    return pos + 4 + length;
-  }
-
-  private void writeText(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
     if (length > text.length) {
       text = new byte[Math.max(length, text.length * 2)];
     }

@@ -24,7 +24,7 @@ import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.GroupType;
 
-final class ListValueWriter extends ValueWriter {
+final class ListValueWriter extends VarWidthValueWriter {
   static final String LIST = "list";
   static final String ELEMENT = "element";
 
@@ -36,23 +36,8 @@ final class ListValueWriter extends ValueWriter {
   }
 
   @Override
-  int valueWidth() {
-    return 8;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    int slot = valueOffset + row * 8;
-    int end = writePayload(consumer, buffer, buffer.getInt(slot));
-    checkEnd(end, buffer.getInt(slot) + buffer.getInt(slot + 4));
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    int length = buffer.getInt(pos);
-    int end = writePayload(consumer, buffer, pos + 4);
-    checkEnd(end, pos + 4 + length);
-    return end;
+  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+    checkEnd("list", writePayload(consumer, buffer, offset), offset, length);
   }
 
   private int writePayload(RecordConsumer consumer, ByteBuffer buffer, int pos) {
@@ -79,13 +64,5 @@ final class ListValueWriter extends ValueWriter {
     }
     consumer.endGroup();
     return at;
-  }
-
-  private void checkEnd(int end, int expected) {
-    if (end != expected) {
-      throw new IllegalArgumentException(
-          String.format(
-              "column \"%s\": list value ends at %d, its length says %d", name, end, expected));
-    }
   }
 }

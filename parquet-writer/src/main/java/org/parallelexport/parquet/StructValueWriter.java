@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.GroupType;
 
-final class StructValueWriter extends ValueWriter {
+final class StructValueWriter extends VarWidthValueWriter {
   private final ValueWriter[] fields;
 
   StructValueWriter(Column column, GroupType parquetType, ValueWriter[] fields) {
@@ -23,23 +23,8 @@ final class StructValueWriter extends ValueWriter {
   }
 
   @Override
-  int valueWidth() {
-    return 8;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    int slot = valueOffset + row * 8;
-    int start = buffer.getInt(slot);
-    checkEnd(writePayload(consumer, buffer, start), start + buffer.getInt(slot + 4));
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    int length = buffer.getInt(pos);
-    int end = writePayload(consumer, buffer, pos + 4);
-    checkEnd(end, pos + 4 + length);
-    return end;
+  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+    checkEnd("struct", writePayload(consumer, buffer, offset), offset, length);
   }
 
   private int writePayload(RecordConsumer consumer, ByteBuffer buffer, int pos) {
@@ -56,13 +41,5 @@ final class StructValueWriter extends ValueWriter {
     }
     consumer.endGroup();
     return at;
-  }
-
-  private void checkEnd(int end, int expected) {
-    if (end != expected) {
-      throw new IllegalArgumentException(
-          String.format(
-              "column \"%s\": struct value ends at %d, its length says %d", name, end, expected));
-    }
   }
 }

@@ -5,8 +5,9 @@
  * value, brackets this writer's call with startField/endField. Each subclass reads one kind's
  * binary form (see ColumnKind) with absolute gets, so the hot path allocates only what parquet's
  * Binary needs. The same writer also serves as a list element or struct field (writeNested),
- * where its value sits inline in a nested value's bytes. The buffer is passed on every call because the C side may replace it between
- * batches (BatchSink.setBuffer). Subclasses are created only by ValueWriters.
+ * where its value sits inline in a nested value's bytes; variable-width kinds share
+ * VarWidthValueWriter. The buffer is passed on every call because the C side may replace it
+ * between batches (BatchSink.setBuffer). Subclasses are created only by ValueWriters.
  */
 package org.parallelexport.parquet;
 

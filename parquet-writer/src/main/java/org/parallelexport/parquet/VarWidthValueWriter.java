@@ -1,0 +1,50 @@
+/*
+ * VarWidthValueWriter: the common half of every variable-width kind (text, bytes, decimal text,
+ * lists, structs).
+ *
+ * A top-level value is an (int32 offset, int32 length) pair in the column's value area pointing
+ * into the var area; a nested value (a list element or struct field) is an int32 length followed
+ * by its bytes. Either way a subclass sees only where its bytes start and how many there are.
+ */
+package org.parallelexport.parquet;
+
+import java.nio.ByteBuffer;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.Type;
+
+abstract class VarWidthValueWriter extends ValueWriter {
+  VarWidthValueWriter(Column column, Type parquetType) {
+    super(column, parquetType);
+  }
+
+  @Override
+  final int valueWidth() {
+    return 8;
+  }
+
+  @Override
+  final void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
+    int slot = valueOffset + row * 8;
+    writeBytes(consumer, buffer, buffer.getInt(slot), buffer.getInt(slot + 4));
+  }
+
+  @Override
+  final int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+    int length = buffer.getInt(pos);
+    writeBytes(consumer, buffer, pos + 4, length);
+    return pos + 4 + length;
+  }
+
+  /** Adds the value whose {@code length} bytes start at {@code offset} in the buffer. */
+  abstract void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length);
+
+  /** A nested payload must end exactly where its length says: anything else is a format bug. */
+  final void checkEnd(String what, int end, int offset, int length) {
+    if (end != offset + length) {
+      throw new IllegalArgumentException(
+          String.format(
+              "column \"%s\": %s value ends at %d, its length says %d",
+              name, what, end, offset + length));
+    }
+  }
+}
