@@ -48,6 +48,7 @@ public final class BatchSink {
   private final MessageType schema;
   private final Map<String, String> metadata;
   private final SinkOptions options;
+  private final CreatedByStamp stamp;
   private final int capacityRows;
   private final RowCursor cursor = new RowCursor();
   private long batches;
@@ -70,6 +71,7 @@ public final class BatchSink {
     this.schema = schema;
     this.metadata = metadata;
     this.options = options;
+    this.stamp = new CreatedByStamp(options.createdByExtension);
     this.capacityRows = capacityRows;
   }
 
@@ -284,7 +286,7 @@ public final class BatchSink {
     if (partWriter != null) {
       throw new IllegalStateException("part " + partPath + " is still open");
     }
-    SyncingOutputFile file = new SyncingOutputFile(Path.of(path));
+    SyncingOutputFile file = new SyncingOutputFile(Path.of(path), stamp);
     LocalCodecFactory codecs = new LocalCodecFactory(options.compressionLevel);
     try {
       BatchWriteSupport.Builder builder =

@@ -5,7 +5,8 @@
  * worker reported it done, so the bytes must be on disk when closePart returns: close() here
  * forces the file to stable storage, which parquet-common's LocalOutputFile never does. The file
  * is created with CREATE_NEW because the C side records every path in its ledger before asking
- * for it, and an existing file at that path means something else owns it. abort() gives the file
+ * for it, and an existing file at that path means something else owns it. Before the sync, the
+ * finished footer gets this extension's created_by (CreatedByStamp). abort() gives the file
  * handle back without a footer or a sync, for a part that failed; the C side deletes the file.
  */
 package org.parallelexport.parquet;
@@ -27,10 +28,12 @@ final class SyncingOutputFile implements OutputFile {
   private static final int BUFFER_BYTES = 256 * 1024;
 
   private final Path path;
+  private final CreatedByStamp stamp;
   private Stream stream;
 
-  SyncingOutputFile(Path path) {
+  SyncingOutputFile(Path path, CreatedByStamp stamp) {
     this.path = requireNonNull(path, "path is null");
+    this.stamp = requireNonNull(stamp, "stamp is null");
   }
 
   @Override
@@ -39,8 +42,9 @@ final class SyncingOutputFile implements OutputFile {
       throw new IllegalStateException("file already created: " + path);
     }
     FileChannel channel =
-        FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    stream = new Stream(channel);
+        FileChannel.open(
+            path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    stream = new Stream(channel, stamp);
     return stream;
   }
 
@@ -79,13 +83,15 @@ final class SyncingOutputFile implements OutputFile {
 
   private static final class Stream extends PositionOutputStream {
     private final FileChannel channel;
+    private final CreatedByStamp stamp;
     // Direct, so the channel writes it without the JDK's per-thread temporary copy.
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
     private long position;
     private boolean closed;
 
-    Stream(FileChannel channel) {
+    Stream(FileChannel channel, CreatedByStamp stamp) {
       this.channel = channel;
+      this.stamp = stamp;
     }
 
     @Override
@@ -133,6 +139,8 @@ final class SyncingOutputFile implements OutputFile {
       closed = true;
       try (channel) {
         drain();
+        // parquet-java closes the stream only after it wrote the whole footer
+        position = stamp.apply(channel, position);
         channel.force(true);
       }
     }

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
+import org.apache.parquet.Version;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -59,6 +60,10 @@ class BatchSinkTest {
     sink.writeBatch(3);
     long size = sink.closePart();
     assertEquals(Files.size(file), size);
+    // The footer names this extension, in the form the Parquet format asks for.
+    assertEquals(
+        "parallel_export_parquet version 1.0 (build parquet-java " + Version.VERSION_NUMBER + ")",
+        ReadBack.footer(file).getFileMetaData().getCreatedBy());
 
     List<Group> rows = ReadBack.rows(file);
     assertEquals(3, rows.size());

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
+import org.apache.parquet.Version;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -857,8 +858,11 @@ class TypesRoundTripTest {
                     + Env.sqlString(part.toString())
                     + ")")) {
           rs.next();
-          // parquet-java 1.18.1 writes its own created_by and offers no way to change it
-          assertTrue(rs.getString(1).startsWith("parquet-mr version 1.18.1"), rs.getString(1));
+          assertEquals(
+              "parallel_export_parquet version 1.0 (build parquet-java "
+                  + Version.VERSION_NUMBER
+                  + ")",
+              rs.getString(1));
         }
         Map<String, String> kv = new TreeMap<>();
         try (ResultSet rs =

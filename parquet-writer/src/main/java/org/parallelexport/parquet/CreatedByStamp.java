@@ -1,0 +1,101 @@
+/*
+ * CreatedByStamp: names this extension in a finished part's footer field created_by.
+ *
+ * parquet-java writes its own constant ("parquet-mr version ...") into every footer and offers no
+ * setting for it, but created_by is how readers tell which application wrote a file (and whose
+ * quirks to work around). So once parquet-java has written the footer, and before the file is
+ * synced, the footer is read back with parquet-format's own Thrift codec, given a created_by in
+ * the format's "<application> version <version> (build <build>)" form, and written again in place
+ * of the old one. Only the footer moves: every offset in it points before it, so the column
+ * chunks, indexes and bloom filters stay where they are.
+ */
+package org.parallelexport.parquet;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import org.apache.parquet.Version;
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.Util;
+
+final class CreatedByStamp {
+  private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
+  // Footer length (4 bytes, little-endian) and the magic end every Parquet file.
+  private static final int TAIL_BYTES = 8;
+
+  private final String createdBy;
+
+  /**
+   * A stamp naming the writer {@code extension}, "application version" as the C side sends it
+   * (option created_by_extension), with parquet-java as its build.
+   */
+  CreatedByStamp(String extension) {
+    int space = extension.lastIndexOf(' ');
+    if (space <= 0 || space == extension.length() - 1) {
+      throw new IllegalArgumentException(
+          "created_by_extension must be \"application version\": " + extension);
+    }
+    this.createdBy =
+        extension.substring(0, space)
+            + " version "
+            + extension.substring(space + 1)
+            + " (build parquet-java "
+            + Version.VERSION_NUMBER
+            + ")";
+  }
+
+  String createdBy() {
+    return createdBy;
+  }
+
+  /**
+   * Rewrites the footer of the complete Parquet file of {@code size} bytes open in {@code channel}
+   * (readable and writable) with this created_by; returns the file's new size.
+   */
+  long apply(FileChannel channel, long size) throws IOException {
+    ByteBuffer tail = ByteBuffer.allocate(TAIL_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    readFully(channel, tail, size - TAIL_BYTES);
+    int footerLength = tail.getInt(0);
+    if (!tail.slice(4, 4).equals(ByteBuffer.wrap(MAGIC))
+        || footerLength <= 0
+        || footerLength > size - TAIL_BYTES - MAGIC.length) {
+      throw new IOException("not a complete Parquet file: bad footer length or magic");
+    }
+    long footerStart = size - TAIL_BYTES - footerLength;
+    ByteBuffer footer = ByteBuffer.allocate(footerLength);
+    readFully(channel, footer, footerStart);
+
+    FileMetaData metadata = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+    metadata.setCreated_by(createdBy);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(footerLength + 64);
+    Util.writeFileMetaData(metadata, out);
+    byte[] rewritten = out.toByteArray();
+
+    ByteBuffer replacement =
+        ByteBuffer.allocate(rewritten.length + TAIL_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    replacement.put(rewritten).putInt(rewritten.length).put(MAGIC).flip();
+    long at = footerStart;
+    while (replacement.hasRemaining()) {
+      at += channel.write(replacement, at);
+    }
+    channel.truncate(at);
+    return at;
+  }
+
+  private static void readFully(FileChannel channel, ByteBuffer buffer, long position)
+      throws IOException {
+    long at = position;
+    while (buffer.hasRemaining()) {
+      int n = channel.read(buffer, at);
+      if (n < 0) {
+        throw new IOException("unexpected end of file at byte " + at);
+      }
+      at += n;
+    }
+    buffer.flip();
+  }
+}
