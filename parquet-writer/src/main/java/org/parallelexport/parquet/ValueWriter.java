@@ -20,7 +20,8 @@ import org.apache.parquet.schema.Type;
 abstract class ValueWriter {
   final Column column;
   final Type parquetType;
-  // Copied out of column so the per-row loop reads fields of one object.
+  // Copied out of column so the per-row loop reads fields of one object. Errors' name for the
+  // value: the column's, with the fields down to this one (Column.label).
   final String name;
   final int index;
   final int nullOffset;
@@ -29,7 +30,7 @@ abstract class ValueWriter {
   ValueWriter(Column column, Type parquetType) {
     this.column = requireNonNull(column, "column is null");
     this.parquetType = requireNonNull(parquetType, "parquetType is null");
-    this.name = column.name;
+    this.name = column.label;
     this.index = column.index;
     this.nullOffset = column.nullOffset;
     this.valueOffset = column.valueOffset;

@@ -103,7 +103,7 @@ final class ValueWriters {
                     "column \"%s\": a list needs one element node, not %d",
                     name, column.children.size()));
           }
-          ValueWriter element = create(column.children.get(0));
+          ValueWriter element = create(column.children.get(0).labeled(column.label));
           return new ListValueWriter(
               column,
               Types.optionalGroup()
@@ -124,7 +124,8 @@ final class ValueWriters {
           ValueWriter[] fields = new ValueWriter[column.children.size()];
           Types.GroupBuilder<GroupType> group = Types.optionalGroup();
           for (int i = 0; i < fields.length; i++) {
-            fields[i] = create(column.children.get(i));
+            Column field = column.children.get(i);
+            fields[i] = create(field.labeled(column.label + "." + field.name));
             group.addField(fields[i].parquetType);
           }
           return new StructValueWriter(column, group.named(name), fields);
