@@ -86,6 +86,25 @@ typedef enum PEPSourceForm
 	PEP_FORM_NESTED				/* an array or composite, serialized by pep_nested.c */
 } PEPSourceForm;
 
+/*
+ * Mappings the caller chooses for types that have no exact Parquet
+ * counterpart (the unconstrained_numeric option).  Every process that builds
+ * a type tree uses the same choices: the leader's, copied to PEPShared.
+ */
+typedef enum PEPNumericAs
+{
+	PEP_NUMERIC_TEXT,			/* exact decimal text, STRING (the default) */
+	PEP_NUMERIC_DOUBLE,			/* nearest DOUBLE */
+	PEP_NUMERIC_DECIMAL			/* DECIMAL(precision, scale), or an error */
+} PEPNumericAs;
+
+typedef struct PEPTypeChoices
+{
+	int			numeric_as;		/* PEPNumericAs, for numeric without a usable typmod */
+	int			numeric_precision;	/* PEP_NUMERIC_DECIMAL's precision */
+	int			numeric_scale;	/* and scale */
+} PEPTypeChoices;
+
 /* One exported column, as the leader resolved it. */
 typedef struct PEPColumn
 {
@@ -94,6 +113,7 @@ typedef struct PEPColumn
 	int			attidx;			/* index of the value in the deformed tuple */
 	Oid			typid;			/* type of the value in the tuple */
 	int32		typmod;			/* its typmod */
+	int			ndims;			/* declared array dimensions (attndims), 0 if unknown */
 	Oid			basetypid;		/* typid with domains resolved */
 	int			kind;			/* PEPKind */
 	int			form;			/* PEPSourceForm */
@@ -109,7 +129,9 @@ typedef struct PEPColumn
  * process that uses it (the leader to decide the column, each worker to
  * fill batches; PEPColumn.tree_hash proves they agree).  A flat column is
  * one node.  A LIST has one child, its element; a STRUCT one child per live
- * attribute; an INTERVAL has none (its three fields are fixed).
+ * attribute; an INTERVAL has none (its three fields are fixed).  An array
+ * declared with N dimensions is a chain of N LIST nodes, one per dimension,
+ * all describing the same PostgreSQL array.
  */
 typedef struct PEPNode
 {
@@ -125,6 +147,7 @@ typedef struct PEPNode
 	bool		typbyval;
 	char		typalign;
 	bool		any_lbound;		/* LIST: a lower bound other than 1 is intrinsic (int2vector) */
+	int			ndims;			/* LIST: array dimensions from this node down (1: elements) */
 	FmgrInfo	outfn;			/* output function when form is PEP_FORM_OUTPUT */
 	TupleDesc	tupdesc;		/* STRUCT: the row type, attributes dropped included */
 	int			nchildren;		/* entries in children */
@@ -177,6 +200,7 @@ typedef struct PEPShared
 	char		jvm_options[2048];	/* JVM options, the AppCDS archive's included */
 	char		writer_options[8192];	/* key=value lines for BatchSink */
 	int64		file_size_bytes;	/* a worker starts a new part past this; 0: never */
+	PEPTypeChoices types;		/* the caller's type mappings */
 
 	ConditionVariable cv;		/* signalled when the fields below change */
 
@@ -191,8 +215,10 @@ typedef struct PEPShared
 
 /* pep_types.c */
 extern void pep_resolve_column(PEPColumn *col, int attidx, const char *name,
-							   Oid typid, int32 typmod);
-extern PEPNode *pep_resolve_tree(const char *name, Oid typid, int32 typmod);
+							   Oid typid, int32 typmod, int ndims,
+							   const PEPTypeChoices *types);
+extern PEPNode *pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
+								 const PEPTypeChoices *types);
 extern int	pep_tree_count(const PEPNode *node);
 extern uint32 pep_tree_hash(const PEPNode *node, uint32 hash);
 extern int	pep_kind_width(int kind);

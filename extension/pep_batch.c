@@ -23,10 +23,12 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "mb/pg_wchar.h"
 #include "utils/date.h"
+#include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -44,7 +46,8 @@
 #define PEP_ALIGN(x)		TYPEALIGN(8, (x))
 
 PEPBatch *
-pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity)
+pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
+				 const PEPTypeChoices *types)
 {
 	PEPBatch   *batch = palloc0(sizeof(PEPBatch));
 	Size		cursor = 0;
@@ -66,7 +69,8 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity)
 		batch->value_offsets[c] = (int) cursor;
 		cursor = PEP_ALIGN(cursor + (Size) capacity * pep_kind_width(col->kind));
 
-		batch->trees[c] = pep_resolve_tree(col->name, col->typid, col->typmod);
+		batch->trees[c] = pep_resolve_tree(col->name, col->typid, col->typmod, col->ndims,
+											  types);
 		if (pep_tree_count(batch->trees[c]) != col->nnodes ||
 			pep_tree_hash(batch->trees[c], 0) != col->tree_hash)
 			ereport(ERROR,
@@ -178,7 +182,10 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 			}
 		case PEP_KIND_FLOAT64:
 			{
-				float8		v = DatumGetFloat8(value);
+				/* numeric only arrives here when the caller chose DOUBLE for it */
+				float8		v = node->basetypid == NUMERICOID ?
+					DatumGetFloat8(DirectFunctionCall1(numeric_float8, value)) :
+					DatumGetFloat8(value);
 
 				memcpy(dst, &v, sizeof(v));
 				break;

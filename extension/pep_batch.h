@@ -39,7 +39,8 @@ typedef struct PEPBatch
 	bool		grown;			/* buffer was replaced since last asked */
 } PEPBatch;
 
-extern PEPBatch *pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity);
+extern PEPBatch *pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
+								  const PEPTypeChoices *types);
 extern bool pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull);
 extern void pep_batch_grow(PEPBatch *batch);
 extern void pep_batch_reset(PEPBatch *batch);

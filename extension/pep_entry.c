@@ -81,7 +81,7 @@ pep_export_text(PG_FUNCTION_ARGS)
 	uint64		rows;
 
 	pep_check_call(fcinfo, &opts);
-	src = pep_source_from_text(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	src = pep_source_from_text(text_to_cstring(PG_GETARG_TEXT_PP(0)), &opts.types);
 	rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), &opts, &pep_last);
 	pep_have_last = true;
 	PG_RETURN_INT64((int64) rows);
@@ -96,7 +96,7 @@ pep_export_regclass(PG_FUNCTION_ARGS)
 	uint64		rows;
 
 	pep_check_call(fcinfo, &opts);
-	src = pep_source_from_relid(PG_GETARG_OID(0));
+	src = pep_source_from_relid(PG_GETARG_OID(0), &opts.types);
 	rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), &opts, &pep_last);
 	pep_have_last = true;
 	PG_RETURN_INT64((int64) rows);

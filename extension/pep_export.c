@@ -248,6 +248,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("export options are too long")));
 	shared->file_size_bytes = file_size_bytes;
+	shared->types = src->types;
 	ConditionVariableInit(&shared->cv);
 	SpinLockInit(&shared->mutex);
 	shared->nlaunched = -1;

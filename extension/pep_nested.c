@@ -19,11 +19,14 @@
  *	 nested form of any other kind: int32 length, then that many bytes (the
  *	                 UTF-8 text, the bytes, or a LIST or STRUCT payload)
  *
- * Arrays must be one-dimensional and start at subscript 1 (int2vector and
- * oidvector, which start at 0 by definition, excepted): a Parquet list has
- * neither dimensions nor subscripts, so anything else is refused with an
- * error naming the column rather than exported with its shape lost.  An
- * empty array is an empty list.
+ * An array declared with N dimensions is N nested LISTs: each sub-array a
+ * LIST payload of the dimension below, the innermost holding the elements
+ * (row-major, as PostgreSQL stores them).  A value must have the declared
+ * dimensions and start every dimension at subscript 1 (int2vector and
+ * oidvector, which start at 0 by definition, excepted): Parquet lists have
+ * no subscripts, so anything else is refused with an error naming the
+ * column rather than exported with its shape lost.  An empty array is an
+ * empty list.
  *
  * IDENTIFICATION
  *	  extension/pep_nested.c
@@ -41,42 +44,92 @@
 static void pep_nested_value(StringInfo out, const PEPNode *node, Datum value,
 							 const char *column);
 
+/* Error for an array whose shape the column's LISTs cannot hold. */
+static void
+pep_refuse_shape(const char *column, int ndim, int depth)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+			 errmsg("cannot export a %d-dimensional array in column \"%s\"", ndim, column),
+			 errdetail("The column's declared dimensions make it a list nested %d deep.", depth),
+			 errhint("Declare the column with the dimensions its arrays have (integer[][] for two), or export a query that reshapes the arrays.")));
+}
+
+/*
+ * The LIST payload of dimension dim of a deconstructed array, starting at
+ * element *pos in row-major order.  Only the innermost dimension has NULL
+ * elements; sub-arrays are never NULL.
+ */
+static void
+pep_nested_dims(StringInfo out, const PEPNode *node, const int *dims, int dim,
+				Datum *elems, bool *nulls, int *pos, const char *column)
+{
+	int32		count = dims[dim];
+
+	appendBinaryStringInfo(out, (char *) &count, sizeof(count));
+	if (node->ndims == 1)
+	{
+		for (int i = 0; i < count; i++)
+			appendStringInfoCharMacro(out, nulls[*pos + i] ? 1 : 0);
+		for (int i = 0; i < count; i++, (*pos)++)
+		{
+			if (!nulls[*pos])
+				pep_nested_value(out, node->children[0], elems[*pos], column);
+		}
+		return;
+	}
+	for (int i = 0; i < count; i++)
+		appendStringInfoCharMacro(out, 0);
+	for (int i = 0; i < count; i++)
+	{
+		int			at = out->len;
+		int32		len32 = 0;
+
+		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
+		pep_nested_dims(out, node->children[0], dims, dim + 1, elems, nulls, pos, column);
+		len32 = out->len - at - (int) sizeof(len32);
+		memcpy(out->data + at, &len32, sizeof(len32));
+	}
+}
+
 static void
 pep_nested_list(StringInfo out, const PEPNode *node, Datum value, const char *column)
 {
 	ArrayType  *arr = DatumGetArrayTypeP(value);
-	const PEPNode *elem = node->children[0];
+	const PEPNode *elem = node;
 	int			ndim = ARR_NDIM(arr);
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
-	int32		count;
+	int			pos = 0;
 
-	if (ndim > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot export a %d-dimensional array in column \"%s\"", ndim, column),
-				 errdetail("Arrays are exported as one-dimensional Parquet lists."),
-				 errhint("Export a query that turns the array into an array of rows or of one-dimensional arrays, or into text.")));
-	if (ndim == 1 && ARR_LBOUND(arr)[0] != 1 && !node->any_lbound)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot export an array with lower bound %d in column \"%s\"",
-						ARR_LBOUND(arr)[0], column),
-				 errdetail("Parquet lists have no subscripts: the elements alone would lose their positions."),
-				 errhint("Export a query that renumbers the array from 1, for example with array(SELECT unnest(col)).")));
+	if (ndim == 0)
+	{
+		int32		count = 0;
 
+		/* an empty array has no dimensions: an empty list at any depth */
+		appendBinaryStringInfo(out, (char *) &count, sizeof(count));
+		return;
+	}
+	if (ndim != node->ndims)
+		pep_refuse_shape(column, ndim, node->ndims);
+	for (int d = 0; d < ndim; d++)
+	{
+		if (ARR_LBOUND(arr)[d] != 1 && !node->any_lbound)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("cannot export an array with lower bound %d in column \"%s\"",
+							ARR_LBOUND(arr)[d], column),
+					 errdetail("Parquet lists have no subscripts: the elements alone would lose their positions."),
+					 errhint("Export a query that renumbers the array from 1, for example with array(SELECT unnest(col)).")));
+	}
+
+	while (elem->ndims > 1)
+		elem = elem->children[0];
+	elem = elem->children[0];
 	deconstruct_array(arr, ARR_ELEMTYPE(arr), elem->typlen, elem->typbyval, elem->typalign,
 					  &elems, &nulls, &n);
-	count = n;
-	appendBinaryStringInfo(out, (char *) &count, sizeof(count));
-	for (int i = 0; i < n; i++)
-		appendStringInfoCharMacro(out, nulls[i] ? 1 : 0);
-	for (int i = 0; i < n; i++)
-	{
-		if (!nulls[i])
-			pep_nested_value(out, elem, elems[i], column);
-	}
+	pep_nested_dims(out, node, ARR_DIMS(arr), 0, elems, nulls, &pos, column);
 }
 
 static void

@@ -58,6 +58,37 @@ pep_bool_option(FunctionCallInfo fcinfo, int argno, bool dflt)
 	return PG_ARGISNULL(argno) ? dflt : PG_GETARG_BOOL(argno);
 }
 
+/*
+ * unconstrained_numeric: 'text', 'double' or 'decimal(P,S)', any case and
+ * spacing.  A DECIMAL needs its precision and scale spelled out: a default
+ * scale would decide silently which values fit.
+ */
+static void
+pep_parse_numeric_as(const char *text, PEPTypeChoices *types)
+{
+	char	   *value = asc_tolower(text, strlen(text));
+	int			precision;
+	int			scale;
+	int			end = -1;
+	const char *hint = "Valid values are text, double and decimal(P,S) with P from 1 to 38 and S from 0 to P.";
+
+	if (strcmp(value, "text") == 0)
+		types->numeric_as = PEP_NUMERIC_TEXT;
+	else if (strcmp(value, "double") == 0)
+		types->numeric_as = PEP_NUMERIC_DOUBLE;
+	else if (sscanf(value, " decimal ( %d , %d ) %n", &precision, &scale, &end) == 2 &&
+			 end == (int) strlen(value))
+	{
+		if (precision < 1 || precision > 38 || scale < 0 || scale > precision)
+			pep_invalid("unconstrained_numeric", quote_literal_cstr(text), hint);
+		types->numeric_as = PEP_NUMERIC_DECIMAL;
+		types->numeric_precision = precision;
+		types->numeric_scale = scale;
+	}
+	else
+		pep_invalid("unconstrained_numeric", quote_literal_cstr(text), hint);
+}
+
 void
 pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
@@ -65,12 +96,12 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	 * A database whose SQL definitions predate this library would pass fewer
 	 * arguments than are read below.
 	 */
-	if (PG_NARGS() != PEP_ARG_OVERWRITE + 1)
+	if (PG_NARGS() != PEP_NARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the SQL definition of parallel_export_parquet does not match its library"),
 				 errdetail("The function was called with %d arguments; the library expects %d.",
-						   PG_NARGS(), PEP_ARG_OVERWRITE + 1),
+						   PG_NARGS(), PEP_NARGS),
 				 errhint("Run ALTER EXTENSION parallel_export_parquet UPDATE, or drop and create the extension again.")));
 
 	memset(opts, 0, sizeof(PEPOptions));
@@ -139,6 +170,11 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	if (!PG_ARGISNULL(PEP_ARG_BLOOM_FILTER_COLUMNS))
 		opts->bloom_filter_columns = PG_GETARG_ARRAYTYPE_P(PEP_ARG_BLOOM_FILTER_COLUMNS);
 	opts->overwrite = pep_bool_option(fcinfo, PEP_ARG_OVERWRITE, false);
+
+	opts->types.numeric_as = PEP_NUMERIC_TEXT;
+	if (!PG_ARGISNULL(PEP_ARG_UNCONSTRAINED_NUMERIC))
+		pep_parse_numeric_as(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_UNCONSTRAINED_NUMERIC)),
+							 &opts->types);
 }
 
 /*

@@ -30,6 +30,7 @@ typedef struct PEPOptions
 	char	   *parquet_version;	/* "v1" or "v2" */
 	ArrayType  *bloom_filter_columns;	/* column names, or NULL */
 	bool		overwrite;		/* replace a previous complete export */
+	PEPTypeChoices types;		/* unconstrained_numeric */
 } PEPOptions;
 
 /* dictionary => true, false, or NULL: decided per column from statistics. */
@@ -50,6 +51,8 @@ typedef struct PEPOptions
 #define PEP_ARG_PARQUET_VERSION		11
 #define PEP_ARG_BLOOM_FILTER_COLUMNS 12
 #define PEP_ARG_OVERWRITE			13
+#define PEP_ARG_UNCONSTRAINED_NUMERIC 14
+#define PEP_NARGS					15
 
 extern void pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts);
 extern char *pep_options_writer_text(const PEPOptions *opts, const PEPSource *src);

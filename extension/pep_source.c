@@ -20,14 +20,18 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_statistic.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parsetree.h"
 #include "parser/parser.h"
+#include "rewrite/rewriteHandler.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -36,7 +40,6 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/syscache.h"
-#include "catalog/pg_statistic.h"
 
 #include "storage/bufmgr.h"
 
@@ -147,12 +150,51 @@ pep_columns_from_rel(PEPSource *src, Relation rel)
 		if (att->attisdropped)
 			continue;
 		col = &src->columns[src->ncolumns++];
-		pep_resolve_column(col, i, NameStr(att->attname), att->atttypid, att->atttypmod);
+		pep_resolve_column(col, i, NameStr(att->attname), att->atttypid, att->atttypmod,
+						   att->attndims, &src->types);
 		/* Group columns have several leaves; their dictionaries stay as they are. */
 		if (col->kind != PEP_KIND_LIST && col->kind != PEP_KIND_STRUCT &&
 			col->kind != PEP_KIND_INTERVAL)
 			col->mostly_distinct = pep_mostly_distinct(rel, att->attnum, inherited);
 	}
+}
+
+/*
+ * The declared array dimensions of a query's output column: those of the
+ * table column it selects as it is, through views too; 0 (one dimension)
+ * for anything computed.  Views do not record dimensions of their own.
+ */
+static int
+pep_origin_ndims(const TargetEntry *tle)
+{
+	Oid			relid = tle->resorigtbl;
+	AttrNumber	attnum = tle->resorigcol;
+
+	/* a view of a view of ...: each step is one stored query */
+	for (int depth = 0; depth < 100 && OidIsValid(relid) && attnum > 0; depth++)
+	{
+		HeapTuple	tup;
+		int			ndims;
+
+		if (get_rel_relkind(relid) == RELKIND_VIEW)
+		{
+			Relation	view = relation_open(relid, AccessShareLock);
+			Query	   *viewquery = get_view_query(view);
+			TargetEntry *inner = get_tle_by_resno(viewquery->targetList, attnum);
+
+			relid = inner != NULL ? inner->resorigtbl : InvalidOid;
+			attnum = inner != NULL ? inner->resorigcol : 0;
+			relation_close(view, NoLock);
+			continue;
+		}
+		tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+		if (!HeapTupleIsValid(tup))
+			return 0;
+		ndims = ((Form_pg_attribute) GETSTRUCT(tup))->attndims;
+		ReleaseSysCache(tup);
+		return ndims;
+	}
+	return 0;
 }
 
 /*
@@ -168,6 +210,7 @@ pep_plan_query(PEPSource *src)
 	List	   *queries;
 	Query	   *query;
 	TupleDesc	desc;
+	ListCell   *tlc;
 
 	if (list_length(raw) != 1)
 		ereport(ERROR,
@@ -206,9 +249,17 @@ pep_plan_query(PEPSource *src)
 	desc = ExecCleanTypeFromTL(src->plan->planTree->targetlist);
 	src->columns = palloc0(sizeof(PEPColumn) * Max(desc->natts, 1));
 	src->ncolumns = desc->natts;
+	tlc = list_head(query->targetList);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		TargetEntry *tle;
+
+		/* the query's visible entries are the plan's result columns, in order */
+		while (lfirst_node(TargetEntry, tlc)->resjunk)
+			tlc = lnext(query->targetList, tlc);
+		tle = lfirst_node(TargetEntry, tlc);
+		tlc = lnext(query->targetList, tlc);
 
 		for (int j = 0; j < i; j++)
 			if (strcmp(NameStr(att->attname), src->columns[j].name) == 0)
@@ -218,7 +269,7 @@ pep_plan_query(PEPSource *src)
 								NameStr(att->attname)),
 						 errhint("Give the columns distinct names with AS.")));
 		pep_resolve_column(&src->columns[i], i, NameStr(att->attname),
-						   att->atttypid, att->atttypmod);
+						   att->atttypid, att->atttypmod, pep_origin_ndims(tle), &src->types);
 	}
 	if (src->ncolumns == 0)
 		ereport(ERROR,
@@ -251,7 +302,7 @@ pep_heap_readable(Relation rel)
 }
 
 PEPSource *
-pep_source_from_relid(Oid relid)
+pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 {
 	PEPSource  *src = palloc0(sizeof(PEPSource));
 	Relation	rel;
@@ -270,6 +321,7 @@ pep_source_from_relid(Oid relid)
 				 errmsg("\"%s\" is an index", get_rel_name(relid))));
 	rel = table_open(relid, AccessShareLock);
 	relkind = rel->rd_rel->relkind;
+	src->types = *types;
 
 	src->display = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 											  RelationGetRelationName(rel));
@@ -357,7 +409,7 @@ pep_source_from_relid(Oid relid)
 }
 
 PEPSource *
-pep_source_from_text(const char *text)
+pep_source_from_text(const char *text, const PEPTypeChoices *types)
 {
 	PEPSource  *src;
 	List	   *names;
@@ -375,6 +427,7 @@ pep_source_from_text(const char *text)
 		src->display = pstrdup(text);
 		src->parallel_workers = -1;
 		src->query = pstrdup(text);
+		src->types = *types;
 		pep_plan_query(src);
 		return src;
 	}
@@ -385,5 +438,5 @@ pep_source_from_text(const char *text)
 	names = stringToQualifiedNameList(text);
 #endif
 	relid = RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock, false);
-	return pep_source_from_relid(relid);
+	return pep_source_from_relid(relid, types);
 }

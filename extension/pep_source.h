@@ -25,11 +25,12 @@ typedef struct PEPSource
 	int			parallel_workers;	/* the relation's parallel_workers option, or -1 */
 	char	   *query;			/* SQL the leader runs, for streamed sources */
 	PlannedStmt *plan;			/* its plan */
+	PEPTypeChoices types;		/* the mappings the columns were resolved with */
 	PEPColumn  *columns;		/* exported columns */
 	int			ncolumns;		/* entries in columns */
 } PEPSource;
 
-extern PEPSource *pep_source_from_text(const char *text);
-extern PEPSource *pep_source_from_relid(Oid relid);
+extern PEPSource *pep_source_from_text(const char *text, const PEPTypeChoices *types);
+extern PEPSource *pep_source_from_relid(Oid relid, const PEPTypeChoices *types);
 
 #endif							/* PEP_SOURCE_H */

@@ -11,7 +11,14 @@
  * output, so no source is refused for its types.
  *
  * A column's type is a tree (PEPNode): arrays are LISTs of their element,
- * composites STRUCTs of their attributes, to any depth.  The leader builds
+ * composites STRUCTs of their attributes, to any depth.  PostgreSQL does not
+ * fix an array's dimensions in its type, so the declared ones (attndims of
+ * the table column or row type attribute) decide how deep the LISTs nest; a
+ * value of other dimensions is refused when it is met (pep_nested.c).
+ *
+ * numeric without a usable typmod (unconstrained, or more than 38 digits)
+ * has no exact Parquet type of its own: by default it is its exact text, or
+ * what the caller chose with unconstrained_numeric (PEPTypeChoices).  The leader builds
  * it to decide the column and records its size and hash in PEPColumn; each
  * worker builds it again from the catalogs (it needs the element storage,
  * row types and output functions locally anyway) and refuses to go on if
@@ -70,15 +77,69 @@ pep_numeric_decimal(int32 typmod, int *precision, int *scale)
 	return true;
 }
 
+/* numeric without a DECIMAL of its own, as the caller chose. */
+static void
+pep_numeric_fallback(PEPNode *node, const PEPTypeChoices *types)
+{
+	switch (types->numeric_as)
+	{
+		case PEP_NUMERIC_DOUBLE:
+			/* numeric_float8 rounds to nearest; NaN and infinities carry over */
+			node->kind = PEP_KIND_FLOAT64;
+			node->form = PEP_FORM_FIXED;
+			break;
+		case PEP_NUMERIC_DECIMAL:
+			/* values that would need rounding or more digits are errors in Java */
+			node->kind = PEP_KIND_DECIMAL;
+			node->precision = types->numeric_precision;
+			node->scale = types->numeric_scale;
+			break;
+		default:
+			node->kind = PEP_KIND_STRING;
+			break;
+	}
+}
+
+/* The LIST nodes of an array of ndims dimensions, from the outermost down. */
+static PEPNode *
+pep_resolve_list(PEPNode *node, Oid elemtype, int32 typmod, int ndims,
+				 const PEPTypeChoices *types)
+{
+	node->kind = PEP_KIND_LIST;
+	node->form = PEP_FORM_NESTED;
+	node->ndims = ndims;
+	node->nchildren = 1;
+	node->children = palloc(sizeof(PEPNode *));
+	if (ndims > 1)
+	{
+		PEPNode    *inner = palloc0(sizeof(PEPNode));
+
+		/* a sub-array is not a datum: only its storage facts are the array's */
+		inner->name = pstrdup("element");
+		inner->typid = node->typid;
+		inner->typmod = node->typmod;
+		inner->basetypid = node->basetypid;
+		inner->typlen = node->typlen;
+		inner->typbyval = node->typbyval;
+		inner->typalign = node->typalign;
+		node->children[0] = pep_resolve_list(inner, elemtype, typmod, ndims - 1, types);
+	}
+	else
+		node->children[0] = pep_resolve_tree("element", elemtype, typmod, 0, types);
+	return node;
+}
+
 /*
- * Build the type tree of a value of type typid/typmod, named name.  Arrays
- * become a LIST of their element (the column's typmod is the element's),
- * composites a STRUCT of their live attributes, domains their base type.
- * Every process that needs the tree builds it the same way from the
- * catalogs; nothing of it crosses shared memory but its size and hash.
+ * Build the type tree of a value of type typid/typmod, named name, declared
+ * with ndims array dimensions (0 when not an array or not known: one).
+ * Arrays become LISTs of their element (the column's typmod is the
+ * element's), composites a STRUCT of their live attributes, domains their
+ * base type.  Every process that needs the tree builds it the same way from
+ * the catalogs; nothing of it crosses shared memory but its size and hash.
  */
 PEPNode *
-pep_resolve_tree(const char *name, Oid typid, int32 typmod)
+pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
+				 const PEPTypeChoices *types)
 {
 	PEPNode    *node = palloc0(sizeof(PEPNode));
 	int32		basetypmod = typmod;
@@ -146,7 +207,7 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod)
 			if (pep_numeric_decimal(basetypmod, &node->precision, &node->scale))
 				node->kind = PEP_KIND_DECIMAL;
 			else
-				node->kind = PEP_KIND_STRING;
+				pep_numeric_fallback(node, types);
 			break;
 		case TEXTOID:
 		case VARCHAROID:
@@ -175,13 +236,9 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod)
 			typtype = get_typtype(basetypid);
 			if (OidIsValid(elemtype))
 			{
-				node->kind = PEP_KIND_LIST;
-				node->form = PEP_FORM_NESTED;
 				/* int2vector and oidvector count from 0 by definition */
 				node->any_lbound = (basetypid == INT2VECTOROID || basetypid == OIDVECTOROID);
-				node->nchildren = 1;
-				node->children = palloc(sizeof(PEPNode *));
-				node->children[0] = pep_resolve_tree("element", elemtype, basetypmod);
+				pep_resolve_list(node, elemtype, basetypmod, Max(ndims, 1), types);
 			}
 			else if (typtype == TYPTYPE_COMPOSITE)
 			{
@@ -200,7 +257,8 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod)
 						continue;
 					node->attnums[node->nchildren] = i;
 					node->children[node->nchildren++] =
-						pep_resolve_tree(NameStr(att->attname), att->atttypid, att->atttypmod);
+						pep_resolve_tree(NameStr(att->attname), att->atttypid, att->atttypmod,
+										 att->attndims, types);
 				}
 				if (node->nchildren == 0)
 				{
@@ -249,7 +307,7 @@ pep_tree_count(const PEPNode *node)
 uint32
 pep_tree_hash(const PEPNode *node, uint32 hash)
 {
-	uint32		facts[4] = {node->kind, node->precision, node->scale, node->nchildren};
+	uint32		facts[5] = {node->kind, node->precision, node->scale, node->nchildren, node->ndims};
 
 	hash = hash_combine(hash, hash_bytes((const unsigned char *) facts, sizeof(facts)));
 	hash = hash_combine(hash, hash_bytes((const unsigned char *) node->name, strlen(node->name)));
@@ -259,9 +317,10 @@ pep_tree_hash(const PEPNode *node, uint32 hash)
 }
 
 void
-pep_resolve_column(PEPColumn *col, int attidx, const char *name, Oid typid, int32 typmod)
+pep_resolve_column(PEPColumn *col, int attidx, const char *name, Oid typid, int32 typmod,
+				   int ndims, const PEPTypeChoices *types)
 {
-	PEPNode    *root = pep_resolve_tree(name, typid, typmod);
+	PEPNode    *root = pep_resolve_tree(name, typid, typmod, ndims, types);
 
 	memset(col, 0, sizeof(PEPColumn));
 	col->attidx = attidx;
@@ -269,6 +328,7 @@ pep_resolve_column(PEPColumn *col, int attidx, const char *name, Oid typid, int3
 	strlcpy(col->pgtype, format_type_with_typemod(typid, typmod), sizeof(col->pgtype));
 	col->typid = typid;
 	col->typmod = typmod;
+	col->ndims = ndims;
 	col->basetypid = root->basetypid;
 	col->kind = root->kind;
 	col->form = root->form;

@@ -339,7 +339,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
 
 	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, w.shared->jvm_options);
-	w.batch = pep_batch_create(columns, w.shared->ncolumns, w.shared->batch_rows);
+	w.batch = pep_batch_create(columns, w.shared->ncolumns, w.shared->batch_rows,
+							   &w.shared->types);
 	w.sink = pep_sink_create(w.batch, options);
 	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
 										  ALLOCSET_DEFAULT_SIZES);

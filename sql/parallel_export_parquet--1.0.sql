@@ -17,7 +17,8 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     statistics boolean DEFAULT true,
     parquet_version text DEFAULT 'v1',
     bloom_filter_columns text[] DEFAULT NULL,
-    overwrite boolean DEFAULT false)
+    overwrite boolean DEFAULT false,
+    unconstrained_numeric text DEFAULT 'text')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'pep_export_text'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -36,14 +37,15 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     statistics boolean DEFAULT true,
     parquet_version text DEFAULT 'v1',
     bloom_filter_columns text[] DEFAULT NULL,
-    overwrite boolean DEFAULT false)
+    overwrite boolean DEFAULT false,
+    unconstrained_numeric text DEFAULT 'text')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'pep_export_regclass'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean) IS
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text) IS
 'export a table, view or query into a server directory of Parquet part files, written by parallel workers; returns the rows exported';
-COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean) IS
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text) IS
 'export a relation into a server directory of Parquet part files, written by parallel workers; returns the rows exported';
 
 CREATE FUNCTION @extschema@.parallel_export_parquet_last(
@@ -104,5 +106,5 @@ COMMENT ON VIEW @extschema@.parallel_export_parquet_progress IS
 GRANT SELECT ON @extschema@.parallel_export_parquet_progress TO PUBLIC;
 
 -- Writes server files: nobody may call it unless granted.
-REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text) FROM PUBLIC;

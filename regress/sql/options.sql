@@ -2,6 +2,7 @@
 -- by pg_prove (tools/test.sh). Every bad value is refused before anything is
 -- written, with an error that lists the valid values; overwrite replaces a
 -- previous complete export and nothing else; file_size_bytes splits parts;
+-- unconstrained_numeric takes text, double or decimal(P,S) spelled out;
 -- the progress view and the summary function report an export. What each
 -- option does to the Parquet files is checked by regress/readback's
 -- OptionsTest, with DuckDB.
@@ -11,7 +12,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(37);
+SELECT plan(42);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -55,10 +56,26 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, -3)$$, :'b
                  '22023', 'invalid value for option "workers": -3', 'negative workers are refused');
 SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 100000)$$, :'base' || '-bad'),
                  '22023', 'invalid value for option "workers": 100000', 'absurd workers are refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, unconstrained_numeric => 'float')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "unconstrained_numeric": ''float''',
+                 'an unknown numeric mapping is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, unconstrained_numeric => 'decimal')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "unconstrained_numeric": ''decimal''',
+                 'a DECIMAL mapping without precision and scale is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, unconstrained_numeric => 'decimal(39,2)')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "unconstrained_numeric": ''decimal(39,2)''',
+                 'a DECIMAL wider than 38 digits is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, unconstrained_numeric => 'decimal(10,11)')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "unconstrained_numeric": ''decimal(10,11)''',
+                 'a DECIMAL scale above its precision is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, unconstrained_numeric => 'decimal(10,2)x')$$, :'base' || '-bad'),
+                 '22023', 'invalid value for option "unconstrained_numeric": ''decimal(10,2)x''',
+                 'trailing text after a DECIMAL mapping is refused');
 SELECT is(pg_temp.listing(:'base' || '-bad'), NULL, 'refused options created nothing');
 
 -- Option names are case-insensitive in their values.
-SELECT is(parallel_export_parquet('opt_t', :'base' || '-upper', 1, compression => 'ZSTD', parquet_version => 'V2'),
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-upper', 1, compression => 'ZSTD', parquet_version => 'V2',
+                                  unconstrained_numeric => ' Decimal( 38 , 9 ) '),
           20000::bigint, 'option values are case-insensitive');
 
 -- file_size_bytes: one worker, many parts, dense names.

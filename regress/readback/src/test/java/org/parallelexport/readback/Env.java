@@ -19,7 +19,9 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -174,6 +176,18 @@ final class Env {
     }
     assertEquals(expectedRows, total, dir + ": the parts' rows do not add up");
     return partPaths;
+  }
+
+  /** Column name to type, as a reader sees the export (DuckDB's DESCRIBE over read_parquet). */
+  static Map<String, String> readerTypes(Connection duck, Path dir) throws SQLException {
+    Map<String, String> types = new LinkedHashMap<>();
+    try (Statement st = duck.createStatement();
+        ResultSet rs = st.executeQuery("DESCRIBE SELECT * FROM read_parquet(" + glob(dir) + ")")) {
+      while (rs.next()) {
+        types.put(rs.getString("column_name"), rs.getString("column_type"));
+      }
+    }
+    return types;
   }
 
   static String schemaOf(Statement duck, Path part) throws SQLException {

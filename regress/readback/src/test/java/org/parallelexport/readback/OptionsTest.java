@@ -190,10 +190,12 @@ class OptionsTest {
   void dictionaryByDefaultFollowsTheStatistics() throws SQLException {
     Path dir = export("dictionary-auto", "");
     String encodings = "SELECT DISTINCT encodings FROM %s WHERE path_in_schema = '%s'";
-    assertTrue(strings(String.format(encodings, meta(dir), "small")).toString()
-        .contains("DICTIONARY"), "7 distinct values: the column keeps its dictionary");
-    assertFalse(strings(String.format(encodings, meta(dir), "id")).toString()
-        .contains("DICTIONARY"), "unique values: no dictionary is attempted");
+    assertTrue(
+        strings(String.format(encodings, meta(dir), "small")).toString().contains("DICTIONARY"),
+        "7 distinct values: the column keeps its dictionary");
+    assertFalse(
+        strings(String.format(encodings, meta(dir), "id")).toString().contains("DICTIONARY"),
+        "unique values: no dictionary is attempted");
   }
 
   @Test

@@ -249,14 +249,7 @@ class ParquetTypesTest {
 
   /** The types a reader sees (DESCRIBE over read_parquet). */
   private void checkDescribe(Path dir) throws SQLException {
-    Map<String, String> got = new LinkedHashMap<>();
-    try (Statement st = duck.createStatement();
-        ResultSet rs =
-            st.executeQuery("DESCRIBE SELECT * FROM read_parquet(" + Env.glob(dir) + ")")) {
-      while (rs.next()) {
-        got.put(rs.getString("column_name"), rs.getString("column_type"));
-      }
-    }
+    Map<String, String> got = Env.readerTypes(duck, dir);
     Map<String, String> want = new LinkedHashMap<>();
     EXPECT.forEach((k, v) -> want.put(k, v.duckType()));
     assertEquals(want, got, dir + ": types as DuckDB reads them");
