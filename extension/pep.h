@@ -73,7 +73,8 @@ typedef enum PEPKind
 	PEP_KIND_INTERVAL = 17,		/* int32 months, int32 days, int64 microseconds */
 	PEP_KIND_ENUM = 18,			/* the label's text */
 	PEP_KIND_TIMETZ = 19,		/* int64 microseconds of the day in UTC */
-	PEP_KIND_UINT32 = 20		/* oid */
+	PEP_KIND_UINT32 = 20,		/* oid */
+	PEP_KIND_DECIMAL64 = 21		/* numeric as the int64 value * 10^scale, precision <= 18 */
 } PEPKind;
 
 /* Where a column's bytes come from, decided once in the leader. */

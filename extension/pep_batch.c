@@ -232,6 +232,13 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 		case PEP_KIND_UUID:
 			memcpy(dst, DatumGetUUIDP(value)->data, UUID_LEN);
 			break;
+		case PEP_KIND_DECIMAL64:
+			{
+				int64		v = pep_numeric_unscaled(value, node->precision, node->scale, column);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
 		default:
 			elog(ERROR, "unsupported fixed kind: %d", node->kind);
 	}

@@ -49,6 +49,9 @@ extern void pep_batch_reset(PEPBatch *batch);
 extern void pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst);
 extern const char *pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len);
 
+/* pep_numeric.c */
+extern int64 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column);
+
 /* pep_nested.c */
 extern void pep_nested_serialize(StringInfo out, const PEPNode *node, Datum value,
 								 const char *column);

@@ -42,6 +42,30 @@
 
 /* Parquet DECIMAL holds at most 38 digits in a 16-byte FIXED_LEN_BYTE_ARRAY. */
 #define PEP_DECIMAL_MAX_PRECISION 38
+/* Unscaled values of up to 18 digits fit an int64, and cross as one. */
+#define PEP_DECIMAL64_MAX_PRECISION 18
+
+/*
+ * A DECIMAL of the given precision: up to 18 digits the C side decodes the
+ * numeric into its unscaled int64 (no text on the hot path); wider ones
+ * cross as numeric_out's exact text, which Java scales.
+ */
+static void
+pep_set_decimal(PEPNode *node, int precision, int scale)
+{
+	node->precision = precision;
+	node->scale = scale;
+	if (precision <= PEP_DECIMAL64_MAX_PRECISION)
+	{
+		node->kind = PEP_KIND_DECIMAL64;
+		node->form = PEP_FORM_FIXED;
+	}
+	else
+	{
+		node->kind = PEP_KIND_DECIMAL;
+		node->form = PEP_FORM_OUTPUT;
+	}
+}
 
 /*
  * Decide the Parquet DECIMAL for a numeric typmod, or return false when the
@@ -89,13 +113,12 @@ pep_numeric_fallback(PEPNode *node, const PEPTypeChoices *types)
 			node->form = PEP_FORM_FIXED;
 			break;
 		case PEP_NUMERIC_DECIMAL:
-			/* values that would need rounding or more digits are errors in Java */
-			node->kind = PEP_KIND_DECIMAL;
-			node->precision = types->numeric_precision;
-			node->scale = types->numeric_scale;
+			/* values that would need rounding or more digits are errors */
+			pep_set_decimal(node, types->numeric_precision, types->numeric_scale);
 			break;
 		default:
 			node->kind = PEP_KIND_STRING;
+			node->form = PEP_FORM_OUTPUT;
 			break;
 	}
 }
@@ -202,13 +225,16 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 			node->kind = PEP_KIND_UUID;
 			break;
 		case NUMERICOID:
-			/* numeric_out's text is exact; Java scales it to the DECIMAL */
-			node->form = PEP_FORM_OUTPUT;
-			if (pep_numeric_decimal(basetypmod, &node->precision, &node->scale))
-				node->kind = PEP_KIND_DECIMAL;
-			else
-				pep_numeric_fallback(node, types);
-			break;
+			{
+				int			precision;
+				int			scale;
+
+				if (pep_numeric_decimal(basetypmod, &precision, &scale))
+					pep_set_decimal(node, precision, scale);
+				else
+					pep_numeric_fallback(node, types);
+				break;
+			}
 		case TEXTOID:
 		case VARCHAROID:
 		case BPCHAROID:
@@ -359,6 +385,7 @@ pep_kind_width(int kind)
 		case PEP_KIND_TIMETZ:
 		case PEP_KIND_TIMESTAMP:
 		case PEP_KIND_TIMESTAMPTZ:
+		case PEP_KIND_DECIMAL64:
 			return 8;
 		case PEP_KIND_UUID:
 		case PEP_KIND_INTERVAL:

@@ -87,6 +87,7 @@ final class AvroSchemas {
       case ColumnKind.FLOAT64:
         return Schema.create(Schema.Type.DOUBLE);
       case ColumnKind.DECIMAL:
+      case ColumnKind.DECIMAL64:
         {
           // bytes where Parquet uses INT32/INT64, fixed where it uses FIXED_LEN_BYTE_ARRAY,
           // as parquet-avro's own converter pairs them.

@@ -35,6 +35,8 @@ final class ColumnKind {
   static final int TIMETZ = 19;
   // 4 bytes, an unsigned 32-bit integer (oid).
   static final int UINT32 = 20;
+  // 8 bytes, the unscaled int64 of a DECIMAL of at most 18 digits (value * 10^scale).
+  static final int DECIMAL64 = 21;
 
   private ColumnKind() {}
 }

@@ -3,11 +3,13 @@
  * Parquet DECIMAL(p, s) on INT32 (p <= 9), INT64 (p <= 18) or FIXED_LEN_BYTE_ARRAY of the fewest
  * bytes that hold p digits (p <= 38).
  *
- * numeric crosses as text because its on-disk form is base-10000 digit groups that only
- * PostgreSQL's code decodes. For a numeric(p,s) column numeric_out prints exactly s fraction
- * digits, so the common value is parsed straight into a long; anything else (more than 18 digits,
- * another scale, NaN, Infinity) goes through BigDecimal, which either converts it exactly or
- * explains why it cannot. Values are never rounded: an export must not change data silently.
+ * The C side sends text only for what does not fit an int64: numeric(p,s) with p > 18, and the
+ * unconstrained_numeric => 'decimal(P,S)' mapping with P > 18 (up to 18 digits it decodes the
+ * value itself, see UnscaledDecimalValueWriter); this class still takes any precision. For a
+ * numeric(p,s) column numeric_out prints exactly s fraction digits, so the common value is parsed
+ * straight into a long; anything else (more than 18 digits, another scale, NaN, Infinity) goes
+ * through BigDecimal, which either converts it exactly or explains why it cannot. Values are never
+ * rounded: an export must not change data silently.
  */
 package org.parallelexport.parquet;
 

@@ -47,6 +47,14 @@ final class ValueWriters {
         return new DoubleValueWriter(column, Types.optional(DOUBLE).named(name));
       case ColumnKind.DECIMAL:
         return new DecimalValueWriter(column, decimalType(column));
+      case ColumnKind.DECIMAL64:
+        if (column.precision > MAX_INT64_DIGITS) {
+          throw new IllegalArgumentException(
+              String.format(
+                  "column \"%s\": an unscaled int64 cannot hold DECIMAL(%d,%d)",
+                  name, column.precision, column.scale));
+        }
+        return new UnscaledDecimalValueWriter(column, decimalType(column));
       case ColumnKind.STRING:
         return new BinaryValueWriter(
             column, Types.optional(BINARY).as(LogicalTypeAnnotation.stringType()).named(name));

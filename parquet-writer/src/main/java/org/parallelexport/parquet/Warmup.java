@@ -18,7 +18,26 @@ import java.nio.file.Path;
 
 public final class Warmup {
   private static final int ROWS = 2;
-  private static final int[] WIDTHS = {1, 2, 4, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 16};
+  // Every flat kind, and its bytes per row in the value area.
+  private static final int[] KINDS = {
+    ColumnKind.BOOL,
+    ColumnKind.INT16,
+    ColumnKind.INT32,
+    ColumnKind.INT64,
+    ColumnKind.FLOAT32,
+    ColumnKind.FLOAT64,
+    ColumnKind.DECIMAL,
+    ColumnKind.STRING,
+    ColumnKind.JSON,
+    ColumnKind.BYTES,
+    ColumnKind.DATE,
+    ColumnKind.TIME,
+    ColumnKind.TIMESTAMP,
+    ColumnKind.TIMESTAMPTZ,
+    ColumnKind.UUID,
+    ColumnKind.DECIMAL64
+  };
+  private static final int[] WIDTHS = {1, 2, 4, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 16, 8};
   private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
   private Warmup() {}
@@ -36,21 +55,25 @@ public final class Warmup {
     for (int c = 0; c < n; c++) {
       names[c] = "c" + c;
       types[c] = "kind " + c;
-      kinds[c] = c;
+      kinds[c] = KINDS[c];
       nulls[c] = at;
       at += 8;
       values[c] = at;
       at += ROWS * WIDTHS[c];
     }
-    // DECIMAL(12,2) takes the INT64 path, the common case.
-    precisions[ColumnKind.DECIMAL] = 12;
-    scales[ColumnKind.DECIMAL] = 2;
+    // DECIMAL64(12,2) is the common numeric(p,s); DECIMAL(20,2) the text path to a fixed array.
+    for (int c = 0; c < n; c++) {
+      if (KINDS[c] == ColumnKind.DECIMAL || KINDS[c] == ColumnKind.DECIMAL64) {
+        precisions[c] = KINDS[c] == ColumnKind.DECIMAL ? 20 : 12;
+        scales[c] = 2;
+      }
+    }
     ByteBuffer buffer = ByteBuffer.allocateDirect(at + 64).order(ByteOrder.nativeOrder());
     byte[] text = "12.50".getBytes(StandardCharsets.US_ASCII);
     for (int c = 0; c < n; c++) {
       buffer.put(nulls[c], (byte) 0);
       buffer.put(nulls[c] + 1, (byte) 1);
-      if (isVar(c)) {
+      if (isVar(KINDS[c])) {
         buffer.putInt(values[c], at);
         buffer.putInt(values[c] + 4, text.length);
       }

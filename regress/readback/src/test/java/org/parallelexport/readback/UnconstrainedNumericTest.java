@@ -173,6 +173,11 @@ class UnconstrainedNumericTest {
       {"SELECT n FROM " + T + " WHERE id = 7", "decimal(38,9)", "\"n\"", "exceeds the precision"},
       {"SELECT wide FROM " + T + " WHERE id = 6", "decimal(38,20)", "\"wide\"", "exceeds"},
       {"SELECT arr FROM " + T + " WHERE id = 4", "decimal(10,2)", "\"arr\"", "NaN"},
+      // up to 18 digits the C side decodes the value; its refusals say the same
+      {"SELECT n FROM " + T + " WHERE id = 8", "decimal(10,2)", "\"n\"", "not rounded"},
+      {"SELECT n FROM " + T + " WHERE id = 7", "decimal(18,2)", "\"n\"", "more digits than"},
+      {"SELECT n FROM " + T + " WHERE id = 3", "decimal(18,9)", "\"n\"", "more digits than"},
+      {"SELECT n FROM " + T + " WHERE id = 5", "decimal(18,0)", "\"n\"", "Infinity"},
     };
     for (String[] c : cases) {
       Path dir = Env.exportDir("unum-refused");
