@@ -18,7 +18,8 @@
 # Stages:
 #   build   postgres:18 + server headers, JDK, Maven, a C toolchain; runs
 #           tools/build.sh, the very script the PostgreSQL 18 test leg
-#           (tools/pg18/run.sh) runs in a Debian forky root, staged into /out
+#           (tools/pgroot/run.sh 18) runs in a Debian forky root, staged
+#           into /out
 #   final   postgres:18 + the headless JRE of the same Java release and
 #           package suite, so libjvm sits at the path the library was built
 #           with (the default of parallel_export_parquet.libjvm_path, checked
@@ -59,7 +60,7 @@ RUN set -eux; \
 COPY --from=build /out/ /
 # tools/build.sh runtime: checks that the library's default libjvm_path (the
 # build JDK's libjvm) exists here, then trains the AppCDS archive with this
-# JRE for the jar at its final path. tools/pg18/run.sh runs it too.
+# JRE for the jar at its final path. tools/pgroot/run.sh runs it too.
 RUN --mount=type=bind,source=tools/build.sh,target=/tmp/pep-build.sh \
 	set -eux; \
 	PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" /tmp/pep-build.sh runtime; \

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/build.sh: the build steps of parallel_export_parquet, in one place.
 #
-# The Dockerfile's build stage and the PostgreSQL 18 leg (tools/pg18/run.sh)
-# both run this script, so the image and the tested build cannot drift apart.
+# The Dockerfile's build stage and the PostgreSQL 18 and 17 legs
+# (tools/pgroot/run.sh) all run this script, so the image and the tested
+# build cannot drift apart.
 #
 #   tools/build.sh            make -C extension (warnings are errors), then
 #                             make -C extension install: the C library, the SQL

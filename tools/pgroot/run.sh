@@ -1,54 +1,78 @@
 #!/usr/bin/env bash
-# tools/pg18/run.sh: the PostgreSQL 18 test leg, without Docker.
+# tools/pgroot/run.sh: a test leg on a newer PostgreSQL, without Docker.
 #
-# Builds (or reuses) a Debian forky root with debootstrap, which carries
-# postgresql-18, its server headers, pgTAP and OpenJDK 25; copies this
+#   tools/pgroot/run.sh 18    PostgreSQL 18, OpenJDK 25, Debian forky
+#   tools/pgroot/run.sh 17    PostgreSQL 17, OpenJDK 21, Debian trixie
+#
+# Builds (or reuses) a Debian root with debootstrap, which carries that
+# PostgreSQL, its server headers, pgTAP and that OpenJDK; copies this
 # repository into it; builds the extension there with tools/build.sh (the
 # steps the Dockerfile runs) and runs the whole suite with tools/test.sh
-# against PostgreSQL 18. Then checks that DROP EXTENSION leaves nothing.
+# against that PostgreSQL. Then checks that DROP EXTENSION leaves nothing.
 #
 # Phases, each timed:
-#   debootstrap  forky minbase root at $PEP_FORKY_ROOT (kept between runs)
+#   debootstrap  minbase root at $PEP_ROOT_CACHE/pep-SUITE (kept between runs)
 #   packages     apt-get install of the packages below into the root
 #   build        tools/build.sh, then tools/build.sh runtime, in the root: the
 #                Dockerfile's build-stage and final-stage steps (COPT=-Werror)
 #   tests        tools/test.sh in the root (pgTAP, DuckDB read-back, harnesses)
-#   checks       tools/pg18/checks.sh on the suite's cluster (DROP EXTENSION)
+#   checks       tools/pgroot/checks.sh on the suite's cluster (DROP EXTENSION)
 #
 # The root is reused when its stamp says it is complete for this package
-# list; PEP_FORKY_REFRESH=1 builds it anew. Everything is mounted in a private
+# list; PEP_ROOT_REFRESH=1 builds it anew. Everything is mounted in a private
 # mount namespace of this script (unshare), so no mount is ever visible
 # outside it and all vanish when it ends; the EXIT trap also stops the
 # cluster, ends what still runs inside the root, and unmounts, in that order.
 #
 # The sources are copied (tracked and untracked files, not what .gitignore
-# ignores) into $PEP_FORKY_ROOT/work/pep rather than built in place: a PostgreSQL 18
-# build in the work tree would leave objects that a later PostgreSQL 15
-# `make` takes for up to date. Host mounts into the root: /proc, /sys, /dev,
-# a private tmpfs on /dev/shm (dynamic shared memory of parallel workers),
-# /root/.m2 (Maven's repository, shared with the host, read-write).
+# ignores) into ROOT/work/pep rather than built in place: a build against
+# another PostgreSQL in the work tree would leave objects that a later
+# PostgreSQL 15 `make` takes for up to date. Host mounts into the root: /proc,
+# /sys, /dev, a private tmpfs on /dev/shm (dynamic shared memory of parallel
+# workers), /root/.m2 (Maven's repository, shared with the host, read-write).
 #
-# Ends with "pg18: N passed, N failed, N skipped" (the suite's counts plus the
+# Ends with "pgNN: N passed, N failed, N skipped" (the suite's counts plus the
 # checks) and exits non-zero on any failure.
 #
-# Environment: PEP_FORKY_ROOT (default /var/cache/pep-forky),
-# PEP_FORKY_MIRROR (default http://deb.debian.org/debian), PEP_FORKY_REFRESH,
-# PEP_PG18_PORT (default 54418), PEP_PG18_SHM (tmpfs size, default 1g),
-# PEP_SUITES (passed to tools/test.sh), PEP_PG18_LOGS (host directory for the
-# logs, default /tmp/pep-pg18-logs).
+# Environment, the same for both legs: PEP_ROOT_CACHE (directory of the roots,
+# default /var/cache), PEP_ROOT_MIRROR (default http://deb.debian.org/debian),
+# PEP_ROOT_REFRESH, PEP_ROOT_PORT (default 544NN: 54418, 54417), PEP_ROOT_SHM
+# (tmpfs size, default 1g), PEP_ROOT_LOGS (host directory under which the
+# leg's logs go to pep-pgNN-logs, default /tmp); PEP_SUITES and
+# PEP_FAILURE_RUNS (passed to tools/test.sh).
 
 # shellcheck disable=SC2317 # cleanup() and what it calls run from the EXIT trap
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-R="${PEP_FORKY_ROOT:-/var/cache/pep-forky}"
-MIRROR="${PEP_FORKY_MIRROR:-http://deb.debian.org/debian}"
-SUITE=forky
-PG_MAJOR=18
-JAVA_MAJOR=25
-PORT="${PEP_PG18_PORT:-54418}"
-SHM_SIZE="${PEP_PG18_SHM:-1g}"
-LOGS="${PEP_PG18_LOGS:-/tmp/pep-pg18-logs}"
+PG_MAJOR="${1:-}"
+case "$PG_MAJOR" in
+18)
+	SUITE=forky
+	JAVA_MAJOR=25
+	# bookworm's debootstrap has no forky script; sid's serves.
+	SUITE_SCRIPT=/usr/share/debootstrap/scripts/sid
+	;;
+17)
+	SUITE=trixie
+	JAVA_MAJOR=21
+	# bookworm's debootstrap knows trixie (its script is sid's).
+	SUITE_SCRIPT=""
+	;;
+*)
+	echo "usage: tools/pgroot/run.sh 18|17" >&2
+	exit 2
+	;;
+esac
+L="pg$PG_MAJOR"
+R="${PEP_ROOT_CACHE:-/var/cache}/pep-$SUITE"
+MIRROR="${PEP_ROOT_MIRROR:-http://deb.debian.org/debian}"
+PORT="${PEP_ROOT_PORT:-544$PG_MAJOR}"
+SHM_SIZE="${PEP_ROOT_SHM:-1g}"
+LOGS="${PEP_ROOT_LOGS:-/tmp}/pep-$L-logs"
+# The suite's cluster and stage logs, inside the root.
+IN_TMP="/tmp/pep-$L"
+IN_LOGS="/tmp/pep-$L-logs"
 
 PACKAGES=(
 	"postgresql-$PG_MAJOR"
@@ -65,27 +89,27 @@ STAMP="$R/.pep-root-complete"
 STAMP_TEXT="$SUITE ${PACKAGES[*]}"
 
 if [[ $(id -u) -ne 0 ]]; then
-	echo "pg18: must run as root (debootstrap, chroot, mount)" >&2
+	echo "$L: must run as root (debootstrap, chroot, mount)" >&2
 	exit 2
 fi
 case "$R" in
-/ | /bin* | /boot* | /dev* | /etc* | /lib* | /proc* | /root | /sbin* | /sys* | /usr* | /var | /var/cache | /tmp | "$REPO"*)
-	echo "pg18: refusing PEP_FORKY_ROOT=$R" >&2
+/bin* | /boot* | /dev* | /etc* | /lib* | /proc* | /sbin* | /sys* | /usr* | "$REPO"*)
+	echo "$L: refusing the root $R (PEP_ROOT_CACHE=${PEP_ROOT_CACHE:-})" >&2
 	exit 2
 	;;
 esac
 
 # Everything below runs in a private mount namespace: mounts made here are
 # invisible to the host and are dropped when the last process in it ends.
-if [[ "${PEP_PG18_IN_NS:-}" != "$$" ]]; then
-	exec env PEP_PG18_IN_NS=$$ unshare --mount --propagation private -- "$BASH" "$0" "$@"
+if [[ "${PEP_ROOT_IN_NS:-}" != "$$" ]]; then
+	exec env PEP_ROOT_IN_NS=$$ unshare --mount --propagation private -- "$BASH" "$0" "$@"
 fi
 
 mkdir -p "$LOGS" "$(dirname "$R")"
 # One run at a time per root.
 exec 9>"$R.lock"
 if ! flock -w 1800 9; then
-	echo "pg18: $R is in use by another run" >&2
+	echo "$L: $R is in use by another run" >&2
 	exit 2
 fi
 
@@ -95,20 +119,20 @@ order=()
 t0=$SECONDS
 phase_start=$SECONDS
 phase() {
-	printf '\n##### pg18: %s\n' "$1"
+	printf '\n##### %s: %s\n' "$L" "$1"
 	phase_start=$SECONDS
 }
 phase_end() {
 	took[$1]=$((SECONDS - phase_start))
 	order+=("$1")
-	echo "pg18: $1 took ${took[$1]} s"
+	echo "$L: $1 took ${took[$1]} s"
 }
 times() {
 	local p line=""
 	for p in "${order[@]}"; do
 		line+="$p ${took[$p]} s, "
 	done
-	echo "pg18: times: ${line}total $((SECONDS - t0)) s"
+	echo "$L: times: ${line}total $((SECONDS - t0)) s"
 }
 
 # --- mounts and cleanup ---------------------------------------------------
@@ -148,8 +172,8 @@ logged() {
 	wait "$BG_PID"
 }
 
-# Processes whose root directory is the forky root: only this script
-# chroots there, and the lock makes it one run at a time. With "runners",
+# Processes whose root directory is $R: only this script chroots there,
+# and the lock makes it one run at a time. With "runners",
 # only those not of the server's OS user (test runners, Maven, psql).
 root_pids() {
 	local p pg_uid=""
@@ -169,7 +193,7 @@ end_pids() {
 	local -a pids
 	mapfile -t pids < <(root_pids "$1")
 	((${#pids[@]})) || return 0
-	echo "pg18: ending processes left in the root: ${pids[*]}"
+	echo "$L: ending processes left in the root: ${pids[*]}"
 	kill -TERM "${pids[@]}" 2>/dev/null || true
 	for _ in $(seq 10); do
 		[[ -z "$(root_pids "$1")" ]] && return 0
@@ -183,7 +207,7 @@ end_pids() {
 stop_cluster() {
 	if [[ -x "$R/usr/lib/postgresql/$PG_MAJOR/bin/pg_ctl" && -d "$R/work/pep" ]] && mountpoint -q "$R/proc"; then
 		in_root bash -c "cd /work/pep && PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config \
-			PEP_TMP=/tmp/pep-pg18 PEP_PORT=$PORT tools/cluster.sh stop" >/dev/null 2>&1 || true
+			PEP_TMP=$IN_TMP PEP_PORT=$PORT tools/cluster.sh stop" >/dev/null 2>&1 || true
 	fi
 }
 
@@ -202,7 +226,7 @@ cleanup() {
 		wait "$BG_PID" 2>/dev/null || true
 	fi
 	if [[ -n "$(mounted_under "$R")" ]]; then
-		echo "pg18: still mounted: $(mounted_under "$R")" >&2
+		echo "$L: still mounted: $(mounted_under "$R")" >&2
 	fi
 	times
 	if [[ -n "$FINAL" ]]; then
@@ -216,19 +240,19 @@ trap 'exit 143' TERM
 
 # --- 1. debootstrap --------------------------------------------------------
 
-if [[ "${PEP_FORKY_REFRESH:-0}" == 1 ]]; then
+if [[ "${PEP_ROOT_REFRESH:-0}" == 1 ]]; then
 	rm -f "$STAMP"
 	rm -f "$R/.pep-debootstrap-done"
 fi
 
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_TEXT" ]]; then
-	echo "pg18: reusing the $SUITE root $R (built $(stat -c %y "$STAMP" | cut -d. -f1))"
+	echo "$L: reusing the $SUITE root $R (built $(stat -c %y "$STAMP" | cut -d. -f1))"
 else
 	if [[ ! -f "$R/.pep-debootstrap-done" ]]; then
 		phase "debootstrap $SUITE into $R"
 		if [[ -e "$R" ]]; then
 			if [[ -n "$(mounted_under "$R")" ]]; then
-				echo "pg18: $R has mounts, not removing it: $(mounted_under "$R")" >&2
+				echo "$L: $R has mounts, not removing it: $(mounted_under "$R")" >&2
 				exit 1
 			fi
 			rm -rf --one-file-system -- "$R"
@@ -236,12 +260,11 @@ else
 		command -v debootstrap >/dev/null || {
 			apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
 		}
-		# debootstrap has no forky script in bookworm; sid's serves.
 		if ! debootstrap --variant=minbase --include=ca-certificates \
-			"$SUITE" "$R" "$MIRROR" /usr/share/debootstrap/scripts/sid \
+			"$SUITE" "$R" "$MIRROR" ${SUITE_SCRIPT:+"$SUITE_SCRIPT"} \
 			>"$LOGS/debootstrap.log" 2>&1; then
 			tail -n 30 "$LOGS/debootstrap.log"
-			echo "pg18: debootstrap failed (log: $LOGS/debootstrap.log)" >&2
+			echo "$L: debootstrap failed (log: $LOGS/debootstrap.log)" >&2
 			exit 1
 		fi
 		touch "$R/.pep-debootstrap-done"
@@ -250,6 +273,9 @@ else
 
 	phase "packages: ${PACKAGES[*]}"
 	echo "deb $MIRROR $SUITE main" >"$R/etc/apt/sources.list"
+	# Testing's (forky's) Release file is valid for a week only, and a
+	# mirror may serve one that has expired; stable's (trixie's) has no
+	# end date, so the setting changes nothing there.
 	cat >"$R/etc/apt/apt.conf.d/90pep" <<-'EOF'
 		Acquire::Check-Valid-Until "false";
 		APT::Install-Recommends "false";
@@ -264,7 +290,7 @@ else
 	if ! { in_root apt-get update -q && in_root apt-get install -y -q "${PACKAGES[@]}"; } \
 		>"$LOGS/packages.log" 2>&1; then
 		tail -n 30 "$LOGS/packages.log"
-		echo "pg18: package install failed (log: $LOGS/packages.log)" >&2
+		echo "$L: package install failed (log: $LOGS/packages.log)" >&2
 		exit 1
 	fi
 	in_root apt-get clean
@@ -275,8 +301,7 @@ fi
 mount_all
 PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 JAVA_HOME="/usr/lib/jvm/java-$JAVA_MAJOR-openjdk-$(in_root dpkg --print-architecture)"
-# shellcheck disable=SC2016 # dpkg-query's own ${...} fields
-in_root dpkg-query -W -f='pg18: ${Package} ${Version}\n' "postgresql-$PG_MAJOR" \
+in_root dpkg-query -W -f="$L: \${Package} \${Version}\n" "postgresql-$PG_MAJOR" \
 	"openjdk-$JAVA_MAJOR-jdk-headless" maven gcc || true
 
 # --- 2. sources ------------------------------------------------------------
@@ -305,9 +330,9 @@ phase "build: tools/build.sh (PostgreSQL $PG_MAJOR, OpenJDK $JAVA_MAJOR)"
 # The Dockerfile's two steps: the build stage's, then the final stage's.
 if ! logged "$LOGS/build.log" in_root "${ENV[@]}" bash -c \
 	'cd /work/pep && tools/build.sh && env -u JAVA_HOME tools/build.sh runtime'; then
-	echo "pg18: build failed (log: $LOGS/build.log)"
+	echo "$L: build failed (log: $LOGS/build.log)"
 	phase_end build
-	FINAL="pg18: 0 passed, 1 failed, 0 skipped"
+	FINAL="$L: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 phase_end build
@@ -317,12 +342,12 @@ phase_end build
 phase "tests: tools/test.sh"
 rc=0
 logged "$LOGS/tests.log" in_root "${ENV[@]}" PEP_SKIP_DEPS=1 PEP_SKIP_BUILD=1 PEP_KEEP_CLUSTER=1 \
-	PEP_PORT="$PORT" PEP_TMP=/tmp/pep-pg18 PEP_LOGS=/tmp/pep-pg18-logs \
-	${PEP_SUITES:+PEP_SUITES="$PEP_SUITES"} \
+	PEP_PORT="$PORT" PEP_TMP="$IN_TMP" PEP_LOGS="$IN_LOGS" \
+	${PEP_SUITES:+PEP_SUITES="$PEP_SUITES"} ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
 	bash -c 'cd /work/pep && tools/test.sh' || rc=$?
 phase_end tests
 rm -rf --one-file-system -- "$LOGS/suite"
-cp -r "$R/tmp/pep-pg18-logs" "$LOGS/suite" 2>/dev/null || true
+cp -r "$R$IN_LOGS" "$LOGS/suite" 2>/dev/null || true
 read -r p f s < <(sed -n 's/^\([0-9]\+\) passed, \([0-9]\+\) failed, \([0-9]\+\) skipped$/\1 \2 \3/p' "$LOGS/tests.log" | tail -n 1 | grep . || echo "0 1 0")
 if [[ "$rc" -ne 0 && "$f" -eq 0 ]]; then
 	f=1
@@ -330,10 +355,10 @@ fi
 
 # --- 5. checks on the suite's cluster ----------------------------------------
 
-phase "checks: tools/pg18/checks.sh"
+phase "checks: tools/pgroot/checks.sh"
 crc=0
-logged "$LOGS/checks.log" in_root "${ENV[@]}" PEP_PORT="$PORT" PEP_TMP=/tmp/pep-pg18 \
-	bash -c 'cd /work/pep && tools/pg18/checks.sh' || crc=$?
+logged "$LOGS/checks.log" in_root "${ENV[@]}" PEP_PORT="$PORT" PEP_TMP="$IN_TMP" \
+	bash -c 'cd /work/pep && tools/pgroot/checks.sh' || crc=$?
 phase_end checks
 cpass=$(grep -c '^ok ' "$LOGS/checks.log" || true)
 cf=$(grep -c '^not ok ' "$LOGS/checks.log" || true)
@@ -342,9 +367,9 @@ if [[ "$crc" -ne 0 && "$cf" -eq 0 ]]; then
 fi
 
 echo
-echo "pg18: suite: $p passed, $f failed, $s skipped; checks: $cpass passed, $cf failed (logs in $LOGS)"
+echo "$L: suite: $p passed, $f failed, $s skipped; checks: $cpass passed, $cf failed (logs in $LOGS)"
 failed=$((f + cf))
-FINAL="pg18: $((p + cpass)) passed, $failed failed, $s skipped"
+FINAL="$L: $((p + cpass)) passed, $failed failed, $s skipped"
 # cleanup() (EXIT) stops the cluster, unmounts, prints the times and FINAL last.
 if [[ "$failed" -gt 0 || $((p + cpass)) -eq 0 ]]; then
 	exit 1

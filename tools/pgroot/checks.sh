@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tools/pg18/checks.sh: what installing, using and dropping the extension
-# leaves behind, on a running cluster of tools/cluster.sh (tools/pg18/run.sh
-# runs it on the suite's cluster; it works on any leg). Prints TAP.
+# tools/pgroot/checks.sh: what installing, using and dropping the extension
+# leaves behind, on a running cluster of tools/cluster.sh (tools/pgroot/run.sh
+# runs it on the suite's cluster of each of its legs; it works on any leg).
+# Prints TAP.
 #
 #   - the installed version is 1.0 and the only one available;
 #   - libjvm_path names an existing libjvm; the AppCDS archive is there and
