@@ -10,7 +10,8 @@
 # with perf (call graphs by frame pointer: the workers' JVM gets
 # -XX:+PreserveFramePointer) and has each JVM write its JIT symbol map
 # (/tmp/perf-PID.map) with `jcmd PID Compiler.perfmap`, reachable because the
-# JVM gets -XX:+StartAttachListener (-Xrs disables the usual SIGQUIT-started
+# JVM gets -XX:-DisableAttachMechanism (the extension's default turns attach
+# off) and -XX:+StartAttachListener (-Xrs disables the usual SIGQUIT-started
 # listener). jcmd runs every few seconds while the workers live, so a worker
 # that exits keeps the map of its last dump; code compiled after it shows as
 # unknown.
@@ -44,7 +45,7 @@ rm -rf "$work" "$PEP_OUT/profile"
 mkdir -p "$work"
 
 opts=$(psql -X -q -At -c "LOAD 'parallel_export_parquet'" -c "SHOW parallel_export_parquet.jvm_options")
-opts="$opts -XX:+PreserveFramePointer -XX:+StartAttachListener -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
+opts="$opts -XX:-DisableAttachMechanism -XX:+PreserveFramePointer -XX:+StartAttachListener -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
 psql -X -q -v ON_ERROR_STOP=1 -At >"$work/psql.out" 2>&1 <<EOF &
 LOAD 'parallel_export_parquet';
 SET parallel_export_parquet.jvm_options = '$opts';

@@ -45,7 +45,7 @@ pep_define_gucs(void)
 							   "Options of the Java virtual machine each export worker starts.",
 							   "White-space separated; -Xrs is always added.",
 							   &pep_jvm_options,
-							   "-Xmx192m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData",
+							   "-Xmx192m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism",
 							   PGC_SUSET,
 							   0,
 							   NULL, NULL, NULL);

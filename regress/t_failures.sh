@@ -12,6 +12,8 @@
 #   outcome  no target files, no _SUCCESS, no staging directory, no lock file,
 #            no parallel worker left, the server answers;
 #   retry    the same export into the same directory then succeeds.
+# At the end: no file of the server's OS user appeared in /tmp (a worker's
+# JVM killed hard must not leave its attach socket, /tmp/.java_pidN, there).
 #
 # Nothing here races a timer.  Mid-flight points come from the superuser-only
 # fault injection setting (worker K pauses after N batches and says so in
@@ -318,9 +320,13 @@ case_sigkill_worker
 CASES
 }
 
+tmp_before=$(find /tmp -maxdepth 1 -user postgres | sort)
 for ((run = 1; run <= RUNS; run++)); do
 	echo "# run $run of $RUNS"
 	run_all
 done
 rm -rf "$WORK"
+new_tmp=$(comm -13 <(echo "$tmp_before") <(find /tmp -maxdepth 1 -user postgres | sort))
+[[ -z "$new_tmp" ]]
+ok $? "the failures left no file of the server's OS user in /tmp" "$new_tmp"
 tap_done

@@ -81,7 +81,7 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'ba
 RESET parallel_export_parquet.libjvm_path;
 SELECT is(pg_temp.listing(:'base' || '-nojvm'), NULL, 'the failed JVM start left nothing');
 
-SET LOCAL parallel_export_parquet.jvm_options = '-Xmx8m -XX:+UseSerialGC -XX:-UsePerfData';
+SET LOCAL parallel_export_parquet.jvm_options = '-Xmx8m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism';
 SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1, row_group_rows => 1000000, row_group_bytes => 1000000000, dictionary => false)$$,
                         :'base' || '-oom'),
                  '53200', NULL, 'a worker out of Java heap is an out-of-memory error');
