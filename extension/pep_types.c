@@ -36,6 +36,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "pep.h"
@@ -121,6 +122,24 @@ pep_numeric_fallback(PEPNode *node, const PEPTypeChoices *types)
 			node->form = PEP_FORM_OUTPUT;
 			break;
 	}
+}
+
+/*
+ * A domain over an array records the dimensions it was declared with
+ * (typndims), like a column does (attndims); a column of the domain type
+ * itself declares none.
+ */
+static int
+pep_domain_ndims(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	int			ndims;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", typid);
+	ndims = ((Form_pg_type) GETSTRUCT(tup))->typndims;
+	ReleaseSysCache(tup);
+	return ndims;
 }
 
 /* The LIST nodes of an array of ndims dimensions, from the outermost down. */
@@ -264,6 +283,8 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 			{
 				/* int2vector and oidvector count from 0 by definition */
 				node->any_lbound = (basetypid == INT2VECTOROID || basetypid == OIDVECTOROID);
+				if (ndims <= 0 && typid != basetypid)
+					ndims = pep_domain_ndims(typid);
 				pep_resolve_list(node, elemtype, basetypmod, Max(ndims, 1), types);
 			}
 			else if (typtype == TYPTYPE_COMPOSITE)

@@ -43,8 +43,9 @@ class MultiDimArraysTest {
     Env.ensureExtension(pg);
     try (Statement st = pg.createStatement()) {
       st.execute("DROP VIEW IF EXISTS " + T + "_v");
-      st.execute("DROP TABLE IF EXISTS " + T + ", " + T + "_bad");
+      st.execute("DROP TABLE IF EXISTS " + T + ", " + T + "_bad, " + T + "_dom");
       st.execute("DROP TYPE IF EXISTS " + T + "_pair");
+      st.execute("DROP DOMAIN IF EXISTS " + T + "_grid");
       st.execute("CREATE TYPE " + T + "_pair AS (k integer, v integer[][])");
       st.execute(
           "CREATE TABLE "
@@ -78,8 +79,9 @@ class MultiDimArraysTest {
   void tearDown() throws SQLException {
     try (Statement st = pg.createStatement()) {
       st.execute("DROP VIEW IF EXISTS " + T + "_v");
-      st.execute("DROP TABLE IF EXISTS " + T + ", " + T + "_bad");
+      st.execute("DROP TABLE IF EXISTS " + T + ", " + T + "_bad, " + T + "_dom");
       st.execute("DROP TYPE IF EXISTS " + T + "_pair");
+      st.execute("DROP DOMAIN IF EXISTS " + T + "_grid");
     }
     pg.close();
     duck.close();
@@ -149,6 +151,24 @@ class MultiDimArraysTest {
         5, Env.export(pg, "SELECT id, a, t, c, one FROM " + T + "_v WHERE true", query, 1));
     assertSameAsTable(query);
     Env.discard(query);
+  }
+
+  @Test
+  void aDomainOverAnArrayNestsAsTheDomainIsDeclared() throws SQLException {
+    try (Statement st = pg.createStatement()) {
+      st.execute("CREATE DOMAIN " + T + "_grid AS integer[][] CHECK (VALUE IS DISTINCT FROM '{}')");
+      st.execute("CREATE TABLE " + T + "_dom (id integer, g " + T + "_grid)");
+      st.execute("INSERT INTO " + T + "_dom VALUES (1, '{{1,2},{3,NULL}}'), (2, NULL)");
+    }
+    Path dir = Env.exportDir("md-domain");
+    assertEquals(2, Env.export(pg, T + "_dom", dir, 1));
+    assertEquals("INTEGER[][]", Env.readerTypes(duck, dir).get("g"));
+    assertEquals(
+        rows(pg, "SELECT id, array_to_json(g)::text FROM " + T + "_dom ORDER BY id"),
+        rows(
+            duck,
+            "SELECT id, to_json(g)::VARCHAR FROM read_parquet(" + Env.glob(dir) + ") ORDER BY id"));
+    Env.discard(dir);
   }
 
   @Test
