@@ -72,34 +72,34 @@ pep_check_call(FunctionCallInfo fcinfo, PEPOptions *opts)
 	pep_options_parse(fcinfo, opts);
 }
 
+/* Export the resolved source into the directory argument; remember the summary. */
+static Datum
+pep_export_source(FunctionCallInfo fcinfo, PEPSource *src, const PEPOptions *opts)
+{
+	uint64		rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), opts, &pep_last);
+
+	pep_have_last = true;
+	PG_RETURN_INT64((int64) rows);
+}
+
 Datum
 pep_export_text(PG_FUNCTION_ARGS)
 {
 	PEPOptions	opts;
-	PEPSource  *src;
-
-	uint64		rows;
 
 	pep_check_call(fcinfo, &opts);
-	src = pep_source_from_text(text_to_cstring(PG_GETARG_TEXT_PP(0)), &opts.types);
-	rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), &opts, &pep_last);
-	pep_have_last = true;
-	PG_RETURN_INT64((int64) rows);
+	return pep_export_source(fcinfo,
+							 pep_source_from_text(text_to_cstring(PG_GETARG_TEXT_PP(0)), &opts.types),
+							 &opts);
 }
 
 Datum
 pep_export_regclass(PG_FUNCTION_ARGS)
 {
 	PEPOptions	opts;
-	PEPSource  *src;
-
-	uint64		rows;
 
 	pep_check_call(fcinfo, &opts);
-	src = pep_source_from_relid(PG_GETARG_OID(0), &opts.types);
-	rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), &opts, &pep_last);
-	pep_have_last = true;
-	PG_RETURN_INT64((int64) rows);
+	return pep_export_source(fcinfo, pep_source_from_relid(PG_GETARG_OID(0), &opts.types), &opts);
 }
 
 /* The summary of this session's last finished export, or no row. */

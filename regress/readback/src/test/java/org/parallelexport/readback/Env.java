@@ -74,11 +74,26 @@ final class Env {
 
   /** Calls parallel_export_parquet(source text, dir, workers) in pg's current transaction. */
   static long export(Connection pg, String source, Path dir, int workers) throws SQLException {
+    return export(pg, source, dir, workers, "");
+  }
+
+  /**
+   * The same with named options, given as the SQL that follows the worker count (for example {@code
+   * "compression => 'zstd'"}); the stand-in exporter takes none.
+   */
+  static long export(Connection pg, String source, Path dir, int workers, String options)
+      throws SQLException {
     if (FAKE) {
+      if (!options.isEmpty()) {
+        throw new IllegalStateException("the stand-in exporter takes no options: " + options);
+      }
       return ReferenceExporter.export(pg, source, dir, workers);
     }
     try (PreparedStatement ps =
-        pg.prepareStatement("SELECT parallel_export_parquet(?::text, ?::text, ?::integer)")) {
+        pg.prepareStatement(
+            "SELECT parallel_export_parquet(?::text, ?::text, ?::integer"
+                + (options.isEmpty() ? "" : ", " + options)
+                + ")")) {
       ps.setString(1, source);
       ps.setString(2, dir.toString());
       ps.setInt(3, workers);

@@ -64,19 +64,7 @@ class OptionsTest {
   /** Exports the table with 1 worker and the given named options; checks values against PG. */
   private Path export(String name, String options) throws SQLException {
     Path dir = Env.exportDir("options-" + name);
-    try (Statement st = pg.createStatement();
-        ResultSet rs =
-            st.executeQuery(
-                "SELECT parallel_export_parquet('"
-                    + TABLE
-                    + "', "
-                    + Env.sqlString(dir.toString())
-                    + ", 1"
-                    + (options.isEmpty() ? "" : ", " + options)
-                    + ")")) {
-      rs.next();
-      assertEquals(ROWS, rs.getLong(1), name + ": rows returned");
-    }
+    assertEquals(ROWS, Env.export(pg, TABLE, dir, 1, options), name + ": rows returned");
     assertEquals(
         fingerprint(pg, TABLE),
         fingerprint(duck, "read_parquet(" + Env.glob(dir) + ")"),

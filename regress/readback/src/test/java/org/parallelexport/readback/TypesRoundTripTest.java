@@ -517,18 +517,7 @@ class TypesRoundTripTest {
         rs.next();
         assertEquals(db.equals("utf8") ? "UTF8" : "LATIN1", rs.getString(1));
       }
-      long rows;
-      try (Statement st = pg.createStatement();
-          ResultSet rs =
-              st.executeQuery(
-                  "SELECT parallel_export_parquet('"
-                      + S
-                      + ".t', "
-                      + Env.sqlString(dir.toString())
-                      + ", 2)")) {
-        rs.next();
-        rows = rs.getLong(1);
-      }
+      long rows = Env.export(pg, S + ".t", dir, 2);
       Env.assertLayout(duck, dir, 1, 2, rows);
       List<Executable> checks = new ArrayList<>();
       for (Case c : CASES) {

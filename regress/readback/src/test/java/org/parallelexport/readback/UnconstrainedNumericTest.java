@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -71,17 +70,7 @@ class UnconstrainedNumericTest {
   }
 
   private long export(String source, Path dir, String choice) throws SQLException {
-    try (PreparedStatement ps =
-        pg.prepareStatement(
-            "SELECT parallel_export_parquet(?::text, ?::text, 1, unconstrained_numeric => ?)")) {
-      ps.setString(1, source);
-      ps.setString(2, dir.toString());
-      ps.setString(3, choice);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    return Env.export(pg, source, dir, 1, "unconstrained_numeric => " + Env.sqlString(choice));
   }
 
   private static String readBack(Path dir) {
