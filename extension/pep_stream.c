@@ -10,6 +10,10 @@
  * are fetched here, in the leader: a worker could not read them from a
  * temporary table's TOAST, whose buffers are the leader's alone.
  *
+ * Everything made for one row (the tuple, fetched values, their array)
+ * lives in a memory context reset after the row, as printtup does, so the
+ * leader's memory stays bounded whatever the source's size.
+ *
  * A send that finds its worker gone first lets the worker's own error
  * surface (it was queued before the worker detached), and otherwise
  * reports that the worker exited.
@@ -26,6 +30,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "tcop/dest.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "pep_progress.h"
@@ -33,8 +38,8 @@
 
 /* Bytes of tuples gathered before a chunk goes to a worker. */
 #define PEP_CHUNK_SIZE	(64 * 1024)
-/* Chunks sent between two progress reports. */
-#define PEP_CHUNKS_PER_REPORT	32
+/* Bytes sent between two progress reports: every few megabytes is plenty. */
+#define PEP_REPORT_BYTES	(2 * 1024 * 1024)
 
 typedef struct PEPStreamReceiver
 {
@@ -45,7 +50,8 @@ typedef struct PEPStreamReceiver
 	char	   *chunk;			/* chunk being filled */
 	Size		used;			/* bytes of chunk in use */
 	uint64		rows;			/* rows sent */
-	uint64		chunks;			/* chunks sent */
+	Size		unreported;		/* bytes sent since the last progress report */
+	MemoryContext row_context;	/* what one row needs, reset after it */
 	PEPShared  *shared;			/* the workers' reports, for progress */
 } PEPStreamReceiver;
 
@@ -63,6 +69,14 @@ pep_stream_send(PEPStreamReceiver *r, const void *data, Size len)
 				 errmsg("parallel export worker %d exited before its input ended", worker)));
 	}
 	r->next = (r->next + 1) % r->nqueues;
+
+	/* A tuple bigger than a chunk goes alone, and counts as much. */
+	r->unreported += len;
+	if (r->unreported >= PEP_REPORT_BYTES)
+	{
+		pep_progress_report(r->shared, r->nqueues, NULL);
+		r->unreported = 0;
+	}
 }
 
 static void
@@ -72,9 +86,6 @@ pep_stream_flush(PEPStreamReceiver *r)
 		return;
 	pep_stream_send(r, r->chunk, r->used);
 	r->used = 0;
-	/* Progress every few megabytes is plenty, and keeps it off the per-chunk path. */
-	if (++r->chunks % PEP_CHUNKS_PER_REPORT == 0)
-		pep_progress_report(r->shared, r->nqueues, NULL);
 }
 
 /* Form a tuple whose out-of-line values are fetched into it. */
@@ -105,17 +116,13 @@ static bool
 pep_stream_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	PEPStreamReceiver *r = (PEPStreamReceiver *) self;
-	bool		should_free;
+	MemoryContext oldcontext = MemoryContextSwitchTo(r->row_context);
+	bool		should_free;	/* a copy, if made, goes with the row context */
 	MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &should_free);
 	Size		len;
 
 	if (tup->t_infomask & HEAP_HASEXTERNAL)
-	{
-		if (should_free)
-			pfree(tup);
 		tup = pep_stream_inline(slot);
-		should_free = true;
-	}
 
 	len = MAXALIGN(tup->t_len);
 	if (r->used + len > PEP_CHUNK_SIZE)
@@ -129,8 +136,8 @@ pep_stream_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 	r->rows++;
 
-	if (should_free)
-		pfree(tup);
+	MemoryContextSwitchTo(oldcontext);
+	MemoryContextReset(r->row_context);
 	CHECK_FOR_INTERRUPTS();
 	return true;
 }
@@ -167,6 +174,8 @@ pep_stream_run(PlannedStmt *plan, const char *query, shm_mq_handle **queues, int
 	r->shared = shared;
 	/* palloc'd memory is MAXALIGNed, so are the tuples packed into it */
 	r->chunk = palloc(PEP_CHUNK_SIZE);
+	r->row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
+										   ALLOCSET_DEFAULT_SIZES);
 
 	qd = CreateQueryDesc(plan, query, GetActiveSnapshot(), InvalidSnapshot,
 						 &r->pub, NULL, NULL, 0);
@@ -181,5 +190,6 @@ pep_stream_run(PlannedStmt *plan, const char *query, shm_mq_handle **queues, int
 	FreeQueryDesc(qd);
 
 	pep_stream_flush(r);
+	MemoryContextDelete(r->row_context);
 	return r->rows;
 }
