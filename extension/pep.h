@@ -30,7 +30,7 @@
 #include "utils/relcache.h"
 
 #define PEP_EXTENSION_NAME		"parallel_export_parquet"
-#define PEP_VERSION				"1.0"
+#define PEP_VERSION				"1.1"
 
 /* DSM keys of the export's parallel context */
 #define PARALLEL_KEY_PEP_SHARED		UINT64CONST(0xA000000000000001)
@@ -188,6 +188,7 @@ typedef struct PEPLedger
 typedef struct PEPShared
 {
 	/* Fixed at setup. */
+	int			leader_pid;		/* the leader's process id, for the progress view */
 	int			ncolumns;		/* entries in the column array */
 	int			nleaves;		/* heap relations scanned; 0 for streamed sources */
 	Oid			relid;			/* the source relation for heap scans */

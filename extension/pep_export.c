@@ -97,6 +97,7 @@ pep_export_cleanup(int code, Datum arg)
 	pep_output_remove(&ex->out, ex->ledger);
 	if (ex->pcxt != NULL)
 	{
+		pep_progress_segment(NULL);
 		DestroyParallelContext(ex->pcxt);
 		ex->pcxt = NULL;
 		ex->shared = NULL;
@@ -234,6 +235,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 
 	shared = shm_toc_allocate(pcxt->toc, shared_size);
 	memset(shared, 0, shared_size);
+	shared->leader_pid = MyProcPid;
 	shared->ncolumns = src->ncolumns;
 	shared->nleaves = nleaves;
 	shared->relid = src->relid;
@@ -254,6 +256,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->nlaunched = -1;
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_SHARED, shared);
 	ex->shared = shared;
+	pep_progress_segment(pcxt->seg);
 
 	columns = shm_toc_allocate(pcxt->toc, sizeof(PEPColumn) * src->ncolumns);
 	memcpy(columns, src->columns, sizeof(PEPColumn) * src->ncolumns);
@@ -484,6 +487,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	PG_END_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 
 	pep_export_summarize(ex, src, rows, started, summary);
+	pep_progress_segment(NULL);
 	DestroyParallelContext(ex->pcxt);
 	ex->pcxt = NULL;
 	ExitParallelMode();

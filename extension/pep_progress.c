@@ -13,7 +13,16 @@
  *
  * Only the leader may write its progress slots, so it copies what the
  * workers report in the export's DSM: from its wait loop for table
- * sources, and after each chunk it sends for streamed sources.
+ * sources, and every few megabytes it sends for streamed sources.
+ *
+ * Text does not fit a progress slot (they hold int64s), so one slot holds
+ * the handle of the export's DSM segment instead, and
+ * parallel_export_parquet_progress_targets() attaches to it and reads the
+ * directory and source there, from fields the leader wrote before it
+ * published the handle and never changes.  Nothing is parsed from display
+ * text, so no directory name can pass for another.  The function shows
+ * only the exports whose progress pg_stat_get_progress_info would show the
+ * caller, and nothing for a segment that is gone or is not an export's.
  *
  * IDENTIFICATION
  *	  extension/pep_progress.c
@@ -23,10 +32,19 @@
 #include "postgres.h"
 
 #include "access/relscan.h"
+#include "catalog/pg_authid.h"
 #include "commands/progress.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
+#include "storage/dsm.h"
+#include "storage/shm_toc.h"
+#include "utils/acl.h"
 #include "utils/backend_progress.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
 
 #include "pep.h"
 #include "pep_progress.h"
@@ -38,9 +56,15 @@
 #define PEP_PROGRESS_PARTS			13
 #define PEP_PROGRESS_BLOCKS_TOTAL	14
 #define PEP_PROGRESS_BLOCKS_DONE	15
+#define PEP_PROGRESS_SEGMENT		16
 
 /* "PEP" in ASCII: tells an export from a real COPY. */
 #define PEP_PROGRESS_MARKER_VALUE	0x504550
+
+/* parallel.c's PARALLEL_MAGIC, which it does not export: a parallel context's TOC. */
+#define PEP_PARALLEL_MAGIC			0x50477c7c
+
+PG_FUNCTION_INFO_V1(pep_progress_targets);
 
 void
 pep_progress_start(Oid relid, uint64 blocks_total)
@@ -94,8 +118,113 @@ pep_progress_report(PEPShared *shared, int nworkers, char *scans)
 	pgstat_progress_update_multi_param(lengthof(index), index, value);
 }
 
+/* Publish the export's DSM segment for the progress view; NULL withdraws it. */
+void
+pep_progress_segment(dsm_segment *seg)
+{
+	pgstat_progress_update_param(PEP_PROGRESS_SEGMENT,
+								 seg != NULL ? (int64) dsm_segment_handle(seg) : 0);
+}
+
 void
 pep_progress_end(void)
 {
 	pgstat_progress_end_command();
+}
+
+/* A text datum of a fixed-size shared buffer, or false if it is not valid text here. */
+static bool
+pep_progress_text(const char *buf, Size size, Datum *result)
+{
+	int			len = (int) strnlen(buf, size);
+
+	/* strlcpy may have cut the last character in half */
+	len = pg_mbcliplen(buf, len, len);
+	if (!pg_verifymbstr(buf, len, true))
+		return false;
+	*result = PointerGetDatum(cstring_to_text_with_len(buf, len));
+	return true;
+}
+
+/*
+ * Read the directory and source of pid's export from its DSM segment.
+ * False when the segment is gone (the export ended after the slots were
+ * read) or holds something else, whose handle was reused since.
+ */
+static bool
+pep_progress_read_target(int pid, dsm_handle handle, Datum *directory, Datum *source)
+{
+	dsm_segment *seg;
+	bool		attached = false;
+	shm_toc    *toc;
+	PEPShared  *shared = NULL;
+	bool		found;
+
+	if (handle == 0)
+		return false;
+	/* A query source of the export itself may read the view: its own segment. */
+	seg = dsm_find_mapping(handle);
+	if (seg == NULL)
+	{
+		seg = dsm_attach(handle);
+		attached = (seg != NULL);
+	}
+	if (seg == NULL)
+		return false;
+
+	toc = shm_toc_attach(PEP_PARALLEL_MAGIC, dsm_segment_address(seg));
+	if (toc != NULL)
+		shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, true);
+	found = (shared != NULL && shared->leader_pid == pid &&
+			 pep_progress_text(shared->target, sizeof(shared->target), directory) &&
+			 pep_progress_text(shared->source, sizeof(shared->source), source));
+
+	if (attached)
+		dsm_detach(seg);
+	return found;
+}
+
+/*
+ * parallel_export_parquet_progress_targets(): pid, directory and source of
+ * every running export whose progress the caller may see.  The filter is
+ * pg_stat_get_progress_info's: the caller's own roles' exports, all of them
+ * for members of pg_read_all_stats.
+ */
+Datum
+pep_progress_targets(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			nbackends;
+
+	InitMaterializedSRF(fcinfo, 0);
+	nbackends = pgstat_fetch_stat_numbackends();
+	for (int i = 1; i <= nbackends; i++)
+	{
+#if PG_VERSION_NUM >= 170000
+		LocalPgBackendStatus *local = pgstat_get_local_beentry_by_index(i);
+#else
+		LocalPgBackendStatus *local = pgstat_fetch_stat_local_beentry(i);
+#endif
+		PgBackendStatus *be;
+		Datum		values[3];
+		bool		nulls[3] = {0};
+
+		if (local == NULL)
+			continue;
+		be = &local->backendStatus;
+		if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS) &&
+			!has_privs_of_role(GetUserId(), be->st_userid))
+			continue;
+		if (be->st_progress_command != PROGRESS_COMMAND_COPY ||
+			be->st_progress_param[PEP_PROGRESS_MARKER] != PEP_PROGRESS_MARKER_VALUE)
+			continue;
+
+		values[0] = Int32GetDatum(be->st_procpid);
+		if (!pep_progress_read_target(be->st_procpid,
+									  (dsm_handle) be->st_progress_param[PEP_PROGRESS_SEGMENT],
+									  &values[1], &values[2]))
+			nulls[1] = nulls[2] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

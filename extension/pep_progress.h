@@ -21,6 +21,7 @@
 
 extern void pep_progress_start(Oid relid, uint64 blocks_total);
 extern void pep_progress_phase(int phase);
+extern void pep_progress_segment(dsm_segment *seg);
 extern void pep_progress_report(PEPShared *shared, int nworkers, char *scans);
 extern void pep_progress_end(void);
 

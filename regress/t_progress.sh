@@ -8,6 +8,13 @@
 # view is empty again, parallel_export_parquet_last() in the exporting
 # session has the summary, and the server log has the export's LOG line.
 #
+# Then the directory and source come from the export's shared memory, not
+# from display text: an export into a directory whose name holds newlines
+# and text shaped like the workers' activity lines, held still by the hang
+# fault, shows that name verbatim and the right source; a role without
+# pg_read_all_stats sees no other role's export in
+# parallel_export_parquet_progress_targets(), a member of it does.
+#
 # No timer decides anything: the harness polls until it has seen the rows
 # counter at two different non-zero values while the export still runs; the
 # table is large enough (2,000,000 rows) that it cannot finish between two
@@ -93,6 +100,46 @@ ok $? "parallel_export_parquet_last() in the exporting session summarized it" "$
 ok $? "the view is empty once the export ended"
 tail -n +"$((log_before + 1))" "$PEP_LOG" | grep -q "exported $ROWS rows of public.pep_progress_t to \"$WORK/out\": [0-9]* parts, [0-9]* bytes, 2 workers"
 ok $? "the export's LOG line names source, directory, rows, parts, bytes and workers"
+
+# A directory name that the 1.0 view, which split the workers' activity
+# text at newlines, would have read as '$WORK/spoof', with the source
+# 'public.not_this...'.
+spoof="$WORK/spoof"$'\n'"directory: elsewhere"$'\n'"source: public.not_this"
+# psql interpolates :'dir' only in what it reads, not in -c.
+printf '%s\n' "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
+	"SELECT parallel_export_parquet('pep_progress_t', :'dir', 1);" |
+	PGAPPNAME=pep_spoof psql -X -A -t -q -v ON_ERROR_STOP=1 -v dir="$spoof" >"$WORK/spoof.out" 2>&1 &
+spoof_pid=$!
+held=""
+deadline=$((SECONDS + 300))
+while kill -0 "$spoof_pid" 2>/dev/null && ((SECONDS < deadline)); do
+	held=$(sql "SELECT l.pid FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+		WHERE l.application_name = 'pep_spoof'
+		  AND w.query = 'parallel_export_parquet fault injection: hang'")
+	[[ -n "$held" ]] && break
+	sleep 0.1
+done
+[[ -n "$held" ]]
+ok $? "premise: the export into the newline directory is held at the hang fault"
+seen=$(echo "SELECT directory = :'dir', source, phase FROM parallel_export_parquet_progress
+	WHERE pid = ${held:-0};" | psql -X -A -t -q -v ON_ERROR_STOP=1 -v dir="$spoof")
+[[ "$seen" == "t|public.pep_progress_t|writing" ]]
+ok $? "a directory name with newlines shows verbatim, with the right source" \
+	"$(sql "SELECT directory, source FROM parallel_export_parquet_progress")"
+visible=$(sql "DROP ROLE IF EXISTS regress_pep_watcher;
+	CREATE ROLE regress_pep_watcher;
+	SET ROLE regress_pep_watcher;
+	SELECT count(*) FROM parallel_export_parquet_progress_targets();
+	RESET ROLE;
+	GRANT pg_read_all_stats TO regress_pep_watcher;
+	SET ROLE regress_pep_watcher;
+	SELECT count(*) FROM parallel_export_parquet_progress_targets() WHERE pid = ${held:-0};
+	RESET ROLE;
+	DROP ROLE regress_pep_watcher" | tr '\n' ' ')
+[[ "$visible" == "0 1 " ]]
+ok $? "another role's export shows only to members of pg_read_all_stats (saw counts $visible)"
+sql "SELECT pg_cancel_backend(${held:-0})" >/dev/null
+wait "$spoof_pid"
 
 sql "DROP TABLE pep_progress_t" >/dev/null
 rm -rf "$WORK"
