@@ -1,0 +1,55 @@
+-- regress/sql/upgrade.sql: version 1.0 upgrades to 1.1 in place, run by
+-- pg_prove (tools/test.sh). A database that installed the released 1.0
+-- exports, runs ALTER EXTENSION parallel_export_parquet UPDATE, and exports
+-- again; what the update leaves (members, view text, privileges) is exactly
+-- what CREATE EXTENSION of 1.1 creates.
+\set topic upgrade
+BEGIN;
+SET LOCAL client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+\ir ../lib/helpers.psql
+
+SELECT plan(11);
+
+DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
+CREATE TABLE upg_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 5000) AS g;
+
+-- The extension's members with their privileges, and the view's text.
+CREATE FUNCTION pg_temp.surface() RETURNS text[] LANGUAGE sql AS $$
+    SELECT array_agg(format('%s %s', pg_describe_object(d.classid, d.objid, 0),
+                            coalesce((SELECT relacl::text FROM pg_class WHERE oid = d.objid
+                                      AND d.classid = 'pg_class'::regclass),
+                                     (SELECT proacl::text FROM pg_proc WHERE oid = d.objid
+                                      AND d.classid = 'pg_proc'::regclass)))
+                     ORDER BY 1)
+           || pg_get_viewdef(to_regclass('parallel_export_parquet_progress'))
+    FROM pg_depend AS d JOIN pg_extension AS e ON d.refobjid = e.oid
+    WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+      AND e.extname = 'parallel_export_parquet'
+$$;
+
+CREATE EXTENSION parallel_export_parquet VERSION '1.0';
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.0',
+          'premise: 1.0 is installed');
+SELECT is(parallel_export_parquet('upg_t', :'base' || '-v10', 2), 5000::bigint, '1.0 exports');
+SELECT is(pg_temp.layout_problem(:'base' || '-v10', 1, 2), NULL, '1.0''s export is complete');
+
+SELECT lives_ok('ALTER EXTENSION parallel_export_parquet UPDATE', 'ALTER EXTENSION ... UPDATE runs');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.1',
+          'the update reaches 1.1');
+SELECT is(parallel_export_parquet('upg_t', :'base' || '-v11', 2), 5000::bigint, 'the updated extension exports');
+SELECT is(pg_temp.layout_problem(:'base' || '-v11', 1, 2), NULL, 'its export is complete');
+SELECT is(parallel_export_parquet('SELECT * FROM upg_t', :'base' || '-v11-query', 2), 5000::bigint,
+          'and a query source');
+SELECT surface AS updated FROM pg_temp.surface() AS surface \gset
+
+DROP EXTENSION parallel_export_parquet;
+CREATE EXTENSION parallel_export_parquet;
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.1',
+          'CREATE EXTENSION installs 1.1');
+SELECT is(pg_temp.surface(), :'updated'::text[],
+          'the updated extension has the members, privileges and view of a fresh 1.1');
+SELECT is(parallel_export_parquet('upg_t', :'base' || '-fresh', 2), 5000::bigint, 'a fresh 1.1 exports');
+
+SELECT * FROM finish();
+ROLLBACK;
