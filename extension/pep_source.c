@@ -13,6 +13,12 @@
  * a query that the leader plans here and later runs; the executor then
  * checks privileges and applies row-level security as for any SELECT.
  *
+ * A source needs what SELECT * FROM it would need, USAGE on its schema
+ * included: a name is looked up with that check (as COPY does), and a
+ * regclass, which may arrive as a bare OID that no lookup has checked, is
+ * checked here.  An error in a query source's text points into that text,
+ * not into the statement that called the export.
+ *
  * IDENTIFICATION
  *	  extension/pep_source.c
  *
@@ -198,6 +204,27 @@ pep_origin_ndims(const TargetEntry *tle)
 }
 
 /*
+ * Error context while a source query is parsed and planned, as SPI's: an
+ * error position becomes a position in the source's text, shown with it;
+ * any other error says that it arose in the source query.
+ */
+static void
+pep_query_error_callback(void *arg)
+{
+	const char *query = (const char *) arg;
+	int			position = geterrposition();
+
+	if (position > 0)
+	{
+		errposition(0);
+		internalerrposition(position);
+		internalerrquery(query);
+	}
+	else
+		errcontext("source query \"%s\"", query);
+}
+
+/*
  * Plan a query source.  Only a single statement that returns rows and
  * writes nothing is accepted; the leader runs it in parallel mode, where
  * PostgreSQL itself refuses anything that would write.
@@ -205,13 +232,20 @@ pep_origin_ndims(const TargetEntry *tle)
 static void
 pep_plan_query(PEPSource *src)
 {
-	List	   *raw = pg_parse_query(src->query);
+	ErrorContextCallback errcallback;
+	List	   *raw;
 	RawStmt    *stmt;
 	List	   *queries;
 	Query	   *query;
 	TupleDesc	desc;
 	ListCell   *tlc;
 
+	errcallback.callback = pep_query_error_callback;
+	errcallback.arg = src->query;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+
+	raw = pg_parse_query(src->query);
 	if (list_length(raw) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -245,6 +279,7 @@ pep_plan_query(PEPSource *src)
 
 	/* Planned without CURSOR_OPT_PARALLEL_OK: the leader runs it in parallel mode. */
 	src->plan = pg_plan_query(query, src->query, 0, NULL);
+	error_context_stack = errcallback.previous;
 
 	desc = ExecCleanTypeFromTL(src->plan->planTree->targetlist);
 	src->columns = palloc0(sizeof(PEPColumn) * Max(desc->natts, 1));
@@ -292,6 +327,20 @@ pep_check_select(Relation rel)
 				   RelationGetRelationName(rel));
 }
 
+/*
+ * USAGE on the relation's schema, which looking its name up requires.  A
+ * regclass given as an OID was never looked up, and a relation read by
+ * the workers' heap scans is never named in a query either.
+ */
+static void
+pep_check_schema_usage(Relation rel)
+{
+	Oid			nsp = RelationGetNamespace(rel);
+
+	if (pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(nsp));
+}
+
 /* Can a worker read this relation's rows straight from its heap? */
 static bool
 pep_heap_readable(Relation rel)
@@ -325,6 +374,7 @@ pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 
 	src->display = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 											  RelationGetRelationName(rel));
+	pep_check_schema_usage(rel);
 	src->parallel_workers = -1;
 
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&

@@ -1,17 +1,17 @@
 -- regress/sql/privileges.sql: who may export what, run by pg_prove
 -- (tools/test.sh). EXECUTE is revoked from PUBLIC; a caller needs the
--- privileges of pg_write_server_files (or superuser) and SELECT on what it
--- reads; a query runs with the caller's rights, so row-level security
--- applies; the settings that decide what a worker loads are superuser-only.
--- Each refused call writes nothing. Roles are regress_*, created in this
--- transaction and gone with its rollback.
+-- privileges of pg_write_server_files (or superuser), SELECT on what it
+-- reads and USAGE on its schema; a query runs with the caller's rights, so
+-- row-level security applies; the settings that decide what a worker loads
+-- are superuser-only. Each refused call writes nothing. Roles are
+-- regress_*, created in this transaction and gone with its rollback.
 \set topic privileges
 BEGIN;
 SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(22);
+SELECT plan(28);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -94,6 +94,34 @@ SELECT is(parallel_export_parquet('SELECT * FROM priv_t', :'base' || '-rls-query
 RESET ROLE;
 SELECT is(parallel_export_parquet('priv_t', :'base' || '-rls-owner', 2), 1000::bigint,
           'the owner, exempt from the policy, exports every row');
+
+-- USAGE on the source's schema, which COPY needs to look a name up: needed
+-- by name and by regclass alike, even one given as a bare OID that no
+-- lookup checked.
+CREATE SCHEMA priv_s;
+CREATE TABLE priv_s.t AS SELECT g AS id FROM generate_series(1, 10) AS g;
+CREATE VIEW priv_s.v AS SELECT * FROM priv_s.t;
+GRANT SELECT ON priv_s.t, priv_s.v TO regress_pep_both;
+SELECT 'priv_s.t'::regclass::oid AS priv_s_t, 'priv_s.v'::regclass::oid AS priv_s_v \gset
+SET LOCAL ROLE regress_pep_both;
+SELECT throws_ok(format($$SELECT parallel_export_parquet('priv_s.t', %L, 1)$$, :'base' || '-schema'),
+                 '42501', 'permission denied for schema priv_s',
+                 'a table by name needs USAGE on its schema');
+SELECT throws_ok(format($$SELECT parallel_export_parquet(%s::regclass, %L, 1)$$, :priv_s_t, :'base' || '-schema'),
+                 '42501', 'permission denied for schema priv_s',
+                 'a table by OID needs USAGE on its schema too');
+SELECT throws_ok(format($$SELECT parallel_export_parquet(%s::regclass, %L, 1)$$, :priv_s_v, :'base' || '-schema'),
+                 '42501', 'permission denied for schema priv_s',
+                 'and a view by OID');
+RESET ROLE;
+SELECT is(pg_temp.listing(:'base' || '-schema'), NULL, 'the refused exports wrote nothing');
+GRANT USAGE ON SCHEMA priv_s TO regress_pep_both;
+SET LOCAL ROLE regress_pep_both;
+SELECT is(parallel_export_parquet(:priv_s_t::regclass, :'base' || '-schema-oid', 1), 10::bigint,
+          'with USAGE the table exports by OID');
+SELECT is(parallel_export_parquet('priv_s.t', :'base' || '-schema-name', 1), 10::bigint,
+          'and by name');
+RESET ROLE;
 
 -- Superuser-only settings
 SET LOCAL ROLE regress_pep_both;
