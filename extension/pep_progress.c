@@ -200,7 +200,8 @@ pep_progress_targets(PG_FUNCTION_ARGS)
 	nbackends = pgstat_fetch_stat_numbackends();
 	for (int i = 1; i <= nbackends; i++)
 	{
-#if PG_VERSION_NUM >= 170000
+#if PG_VERSION_NUM >= 160000
+		/* renamed when PostgreSQL 16 added lookups by backend id */
 		LocalPgBackendStatus *local = pgstat_get_local_beentry_by_index(i);
 #else
 		LocalPgBackendStatus *local = pgstat_fetch_stat_local_beentry(i);

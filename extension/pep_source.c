@@ -31,6 +31,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_statistic.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -336,9 +337,14 @@ static void
 pep_check_schema_usage(Relation rel)
 {
 	Oid			nsp = RelationGetNamespace(rel);
+#if PG_VERSION_NUM >= 160000
+	AclResult	result = object_aclcheck(NamespaceRelationId, nsp, GetUserId(), ACL_USAGE);
+#else
+	AclResult	result = pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE);
+#endif
 
-	if (pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_SCHEMA, get_namespace_name(nsp));
+	if (result != ACLCHECK_OK)
+		aclcheck_error(result, OBJECT_SCHEMA, get_namespace_name(nsp));
 }
 
 /* Can a worker read this relation's rows straight from its heap? */

@@ -2,14 +2,15 @@
 -- pg_prove (tools/test.sh). A database that installed the released 1.0
 -- exports, runs ALTER EXTENSION parallel_export_parquet UPDATE, and exports
 -- again; what the update leaves (members, view text, privileges) is exactly
--- what CREATE EXTENSION of 1.1 creates.
+-- what CREATE EXTENSION of 1.1 creates. The library's hint to run ALTER
+-- EXTENSION ... UPDATE has a path to follow.
 \set topic upgrade
 BEGIN;
 SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(11);
+SELECT plan(12);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE TABLE upg_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 5000) AS g;
@@ -27,6 +28,12 @@ CREATE FUNCTION pg_temp.surface() RETURNS text[] LANGUAGE sql AS $$
     WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
       AND e.extname = 'parallel_export_parquet'
 $$;
+
+-- The library's hint for SQL definitions older than itself says to run
+-- ALTER EXTENSION ... UPDATE: there must be a path from every older version.
+SELECT is(ARRAY(SELECT source || '->' || path FROM pg_extension_update_paths('parallel_export_parquet')
+                WHERE target = '1.1' AND path IS NOT NULL ORDER BY source),
+          ARRAY['1.0->1.0--1.1'], 'every older version has an update path to 1.1');
 
 CREATE EXTENSION parallel_export_parquet VERSION '1.0';
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.0',
