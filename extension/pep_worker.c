@@ -320,8 +320,9 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	w.slot->pid = MyProcPid;
 	/*
 	 * A name a DBA can find in pg_stat_activity (backend_type stays "parallel
-	 * worker"), and an activity that says what the export writes where: the
-	 * progress view reads the directory and source from it, one per line.
+	 * worker"), and an activity that says what the export writes where, for
+	 * people.  The progress view of 1.1 reads both from PEPShared; 1.0's,
+	 * in a database not yet updated, still splits this text at its lines.
 	 */
 	pgstat_report_appname(psprintf("parallel_export_parquet worker %d", ParallelWorkerNumber));
 	pgstat_report_activity(STATE_RUNNING,
