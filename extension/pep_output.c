@@ -126,11 +126,11 @@ pep_dir_problem(const struct stat *st)
 /*
  * The names in the open directory dirfd, "." and ".." left out.  It reads a
  * new open file description of the same directory (openat "."), so dirfd's
- * offset is untouched.  Problems are reported at elevel; returns false if
- * the directory could not be read.
+ * offset is untouched.  Returns false with errno set if the directory could
+ * not be read; the caller reports it (after closing what it holds).
  */
 static bool
-pep_list_dir(int dirfd, const char *path, int elevel, List **names)
+pep_list_dir(int dirfd, List **names)
 {
 	int			fd = openat(dirfd, ".", PEP_OPEN_DIR);
 	DIR		   *dir = fd < 0 ? NULL : fdopendir(fd);
@@ -144,14 +144,20 @@ pep_list_dir(int dirfd, const char *path, int elevel, List **names)
 		if (fd >= 0)
 			close(fd);
 		errno = save_errno;
-		ereport(elevel,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", path)));
 		return false;
 	}
+	errno = 0;
 	while ((de = readdir(dir)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			*names = lappend(*names, pstrdup(de->d_name));
+	if (errno != 0)
+	{
+		int			save_errno = errno;
+
+		closedir(dir);
+		errno = save_errno;
+		return false;
+	}
 	closedir(dir);
 	return true;
 }
@@ -222,16 +228,23 @@ pep_open_and_list(int parent_fd, const char *name, const struct stat *st, const 
 {
 	int			fd = pep_open_checked(parent_fd, name, st);
 
+	if (fd < 0 && errno == ESTALE)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("directory \"%s\" changed while it was examined", path)));
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open directory \"%s\": %m", path)));
-	if (!pep_list_dir(fd, path, LOG, names))
+	if (!pep_list_dir(fd, names))
 	{
+		int			save_errno = errno;
+
 		close(fd);
+		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not read directory \"%s\"", path)));
+				 errmsg("could not read directory \"%s\": %m", path)));
 	}
 	return fd;
 }
@@ -272,7 +285,8 @@ pep_remove_dir(int parent_fd, const char *name, const struct stat *st, const cha
  * Check that the target may receive an export: absent, or a directory that
  * is not a symbolic link and is empty or, with overwrite, holds a previous
  * complete export: only regular files of the server's OS user with the
- * names an export writes, _SUCCESS among them.  Anything else is refused
+ * names an export writes and no other hard link, _SUCCESS among them, in a
+ * directory of the server's that others cannot write.  Anything else is refused
  * here, before anything is moved.  Shared by the guard and by the checks
  * repeated under the lock and before publication.  Returns whether the
  * target holds an export to replace, and its identity in out->replaced_st.
@@ -716,6 +730,7 @@ void
 pep_output_create_staging(PEPOutput *out)
 {
 	int			fd;
+	struct stat st;
 
 	Assert(out->lock_fd >= 0);
 	if (mkdirat(out->parent_fd, out->staging_name, S_IRWXU) != 0)
@@ -723,20 +738,31 @@ pep_output_create_staging(PEPOutput *out)
 				(errcode_for_file_access(),
 				 errmsg("could not create directory \"%s\": %m", out->staging)));
 	fd = openat(out->parent_fd, out->staging_name, PEP_OPEN_DIR);
-	if (fd < 0)
+	if (fd < 0 || fstat(fd, &st) != 0)
+	{
+		int			save_errno = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open directory \"%s\": %m", out->staging)));
-	out->staging_fd = fd;
-	if (fstat(fd, &out->staging_st) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not stat directory \"%s\": %m", out->staging)));
-	/* Someone else's directory swapped in between mkdirat and openat. */
-	if (pep_dir_problem(&out->staging_st) != NULL)
+	}
+
+	/*
+	 * Someone else's directory swapped in between mkdirat and openat is not
+	 * ours: it is neither used nor, by cleanup, removed.
+	 */
+	if (pep_dir_problem(&st) != NULL)
+	{
+		close(fd);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("staging directory \"%s\" was replaced during the export", out->staging)));
+	}
+	out->staging_st = st;
+	out->staging_fd = fd;
 }
 
 /* Is the staging name still the directory this export made?  ERROR if not. */
@@ -814,8 +840,12 @@ pep_remove_replaced(PEPOutput *out)
 						out->staging)));
 		return;
 	}
-	if (!pep_list_dir(fd, out->staging, WARNING, &names))
+	if (!pep_list_dir(fd, &names))
 	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not read directory \"%s\" to remove the replaced export: %m",
+						out->staging)));
 		close(fd);
 		return;
 	}

@@ -80,8 +80,9 @@ pep_worker_error_context(void *arg)
  * later, and the last component is created with O_CREAT | O_EXCL
  * (CREATE_NEW) and O_NOFOLLOW.  This keeps the Java side a plain path-based
  * OutputFile, and the directory's own bytes never cross into the JVM.  It
- * costs one path lookup per part, not per write (measured: a few
- * microseconds per open, nothing visible in an export).
+ * costs one path lookup per part, not per write: measured, creating and
+ * removing a file through /proc/self/fd/N took 0.10 to 0.15 ms, the same as
+ * by its path, within the noise.
  */
 static void
 pep_worker_open_staging(PEPWorker *w)
