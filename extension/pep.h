@@ -174,14 +174,17 @@ typedef struct PEPWorkerSlot
 
 /*
  * The ledger: every file an export creates inside its staging directory is
- * entered here before it is created.  Cleanup removes exactly these names
- * and nothing else, so it stays safe whatever else the directory holds.
+ * entered here before it is created, and marked created once it exists.
+ * Cleanup removes exactly these names and nothing else, so it stays safe
+ * whatever else the directory holds; it warns only about files marked
+ * created, so a warning never names a file that never existed.
  */
 typedef struct PEPLedger
 {
 	slock_t		mutex;			/* protects following fields */
 	int			nentries;		/* entries used */
 	char		names[PEP_LEDGER_CAPACITY][PEP_LEDGER_NAME_LEN];	/* file names */
+	bool		created[PEP_LEDGER_CAPACITY];	/* the file was created */
 } PEPLedger;
 
 /* Status shared by the leader and its workers. */
@@ -196,6 +199,8 @@ typedef struct PEPShared
 	Size		scan_offsets[PEP_MAX_LEAVES];	/* their ParallelTableScanDesc in the scan area */
 	int			batch_rows;		/* rows per batch handed to Java */
 	char		staging[MAXPGPATH];	/* staging directory the parts go to */
+	uint64		staging_dev;	/* its st_dev, as the leader created it */
+	uint64		staging_ino;	/* and its st_ino: workers write only there */
 	char		target[MAXPGPATH];	/* directory the export publishes to */
 	char		source[1024];	/* the source as messages name it */
 	char		jar_path[MAXPGPATH];	/* jar of the Java writer */

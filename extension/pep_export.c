@@ -241,6 +241,8 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->relid = src->relid;
 	shared->batch_rows = pep_batch_rows(src);
 	strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
+	shared->staging_dev = (uint64) ex->out.staging_st.st_dev;
+	shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
 	strlcpy(shared->target, ex->out.target, MAXPGPATH);
 	strlcpy(shared->source, src->display, sizeof(shared->source));
 	pep_java_setup(shared);

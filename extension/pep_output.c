@@ -22,6 +22,22 @@
  * lock file is created and locked before the staging directory exists, so
  * there is never a moment when staging exists unowned.
  *
+ * PARENT may be writable by others (a shared or group-writable directory),
+ * so every name in it is treated as hostile.  The guard opens PARENT once;
+ * every later create, open, lock, sweep, remove and rename is relative to
+ * that descriptor and never follows a symbolic link (O_NOFOLLOW,
+ * AT_SYMLINK_NOFOLLOW).  The staging directory is opened once right after
+ * it is made and kept open; its entries are reached only through that
+ * descriptor, and before each rename the staging name is checked to still
+ * be that very directory (st_dev, st_ino).  A file is removed only after
+ * fstatat showed a regular file of the server's OS user with a name an
+ * export writes and no other hard link; a directory is removed only while
+ * its name still refers to the directory that was emptied.  Whatever fails
+ * these checks is refused up front (a lock file, a dead staging directory
+ * or a target to overwrite that this server's exports cannot have made) or
+ * left in place with a WARNING (during cleanup), never entered or removed.
+ * Workers reach the staging directory the same way (see pep_worker.c).
+ *
  * Cleanup after a failure removes exactly the names in the export's ledger
  * from its staging directory, then the staging directory and the lock
  * file, and nothing else.  It therefore stays safe even if a later mode
@@ -40,7 +56,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 
 #include "pep_output.h"
 
@@ -51,28 +69,13 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-/* Is a directory empty?  Raises ERROR if it cannot be read. */
-static bool
-pep_dir_is_empty(const char *path)
-{
-	DIR		   *dir = opendir(path);
-	struct dirent *de;
-	bool		empty = true;
+/* Flags of every directory opened below: no link followed, no fd inherited. */
+#define PEP_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-	if (dir == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", path)));
-	while ((de = readdir(dir)) != NULL)
-	{
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-		{
-			empty = false;
-			break;
-		}
-	}
-	closedir(dir);
-	return empty;
+static bool
+pep_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /* Is this a name a complete export of this extension leaves in its directory? */
@@ -86,84 +89,271 @@ pep_is_export_file(const char *name)
 }
 
 /*
- * Check that a non-empty target holds exactly a previous complete export:
- * its _SUCCESS and part files, nothing else.  Only such a directory may be
- * replaced by overwrite.
+ * Why a file (a lock file, or an entry of a directory to sweep or replace)
+ * cannot be one this server's exports made, as the end of a sentence whose
+ * subject is the file; NULL if it can be.  A second hard link means that
+ * someone else can reach the file under another name, which may be theirs.
  */
-static void
-pep_check_previous_export(const char *target)
+static const char *
+pep_file_problem(const struct stat *st)
 {
-	DIR		   *dir = opendir(target);
+	if (S_ISLNK(st->st_mode))
+		return "is a symbolic link";
+	if (!S_ISREG(st->st_mode))
+		return "is not a regular file";
+	if (st->st_uid != geteuid())
+		return "is owned by another user";
+	if (st->st_nlink != 1)
+		return "has other hard links";
+	return NULL;
+}
+
+/* The same for a directory: a staging directory or a target to replace. */
+static const char *
+pep_dir_problem(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return "is a symbolic link";
+	if (!S_ISDIR(st->st_mode))
+		return "is not a directory";
+	if (st->st_uid != geteuid())
+		return "is owned by another user";
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "can be written by other users";
+	return NULL;
+}
+
+/*
+ * The names in the open directory dirfd, "." and ".." left out.  It reads a
+ * new open file description of the same directory (openat "."), so dirfd's
+ * offset is untouched.  Returns false with errno set if the directory could
+ * not be read; the caller reports it (after closing what it holds).
+ */
+static bool
+pep_list_dir(int dirfd, List **names)
+{
+	int			fd = openat(dirfd, ".", PEP_OPEN_DIR);
+	DIR		   *dir = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
-	bool		success = false;
 
+	*names = NIL;
 	if (dir == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", target)));
-	while ((de = readdir(dir)) != NULL)
 	{
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (!pep_is_export_file(de->d_name))
-		{
-			char	   *name = pstrdup(de->d_name);
+		int			save_errno = errno;
 
-			closedir(dir);
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("directory \"%s\" does not hold only a previous export", target),
-					 errdetail("It contains \"%s\", which no export writes.", name),
-					 errhint("Only a directory written by an earlier complete export can be overwritten.")));
-		}
-		if (strcmp(de->d_name, PEP_SUCCESS_NAME) == 0)
-			success = true;
+		if (fd >= 0)
+			close(fd);
+		errno = save_errno;
+		return false;
+	}
+	errno = 0;
+	while ((de = readdir(dir)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			*names = lappend(*names, pstrdup(de->d_name));
+	if (errno != 0)
+	{
+		int			save_errno = errno;
+
+		closedir(dir);
+		errno = save_errno;
+		return false;
 	}
 	closedir(dir);
-	if (!success)
+	return true;
+}
+
+/*
+ * The first of names in dirfd that no export of this server can have left,
+ * or NULL; *why then says why, as for pep_file_problem.  It only looks.
+ * *has_success tells whether _SUCCESS is among them.
+ */
+static const char *
+pep_find_foreign(int dirfd, List *names, const char **why, bool *has_success)
+{
+	ListCell   *lc;
+
+	*has_success = false;
+	foreach(lc, names)
+	{
+		const char *name = lfirst(lc);
+		struct stat st;
+
+		if (!pep_is_export_file(name))
+		{
+			*why = "has a name that no export writes";
+			return name;
+		}
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		{
+			*why = "cannot be examined";
+			return name;
+		}
+		if ((*why = pep_file_problem(&st)) != NULL)
+			return name;
+		if (strcmp(name, PEP_SUCCESS_NAME) == 0)
+			*has_success = true;
+	}
+	return NULL;
+}
+
+/*
+ * Open the directory NAME of the parent without following a link and check
+ * that it is still the one fstatat described (st); -1 with errno set if
+ * not, ESTALE for a different directory.
+ */
+static int
+pep_open_checked(int parent_fd, const char *name, const struct stat *st)
+{
+	int			fd = openat(parent_fd, name, PEP_OPEN_DIR);
+	struct stat held;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &held) != 0 || !pep_same_file(&held, st))
+	{
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * pep_open_checked, then pep_list_dir; ERROR if either fails.  Returns the
+ * open directory, which the caller closes before it reports anything.
+ */
+static int
+pep_open_and_list(int parent_fd, const char *name, const struct stat *st, const char *path,
+				  List **names)
+{
+	int			fd = pep_open_checked(parent_fd, name, st);
+
+	if (fd < 0 && errno == ESTALE)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("directory \"%s\" does not hold a complete export", target),
-				 errdetail("It has no \"%s\" file.", PEP_SUCCESS_NAME),
-				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+				 errmsg("directory \"%s\" changed while it was examined", path)));
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open directory \"%s\": %m", path)));
+	if (!pep_list_dir(fd, names))
+	{
+		int			save_errno = errno;
+
+		close(fd);
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read directory \"%s\": %m", path)));
+	}
+	return fd;
+}
+
+/*
+ * Remove the directory NAME of the parent, but only while the name still
+ * refers to the directory whose identity is st.  Problems at elevel.
+ */
+static void
+pep_remove_dir(int parent_fd, const char *name, const struct stat *st, const char *path,
+			   int elevel)
+{
+	struct stat named;
+
+	if (fstatat(parent_fd, name, &named, AT_SYMLINK_NOFOLLOW) != 0)
+	{
+		if (errno != ENOENT)
+			ereport(elevel,
+					(errcode_for_file_access(),
+					 errmsg("could not access directory \"%s\": %m", path)));
+		return;
+	}
+	if (!pep_same_file(&named, st))
+	{
+		ereport(elevel,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("left \"%s\" in place", path),
+				 errdetail("The name no longer refers to the directory the export emptied.")));
+		return;
+	}
+	if (unlinkat(parent_fd, name, AT_REMOVEDIR) != 0)
+		ereport(elevel,
+				(errcode_for_file_access(),
+				 errmsg("could not remove directory \"%s\": %m", path)));
 }
 
 /*
  * Check that the target may receive an export: absent, or a directory that
  * is not a symbolic link and is empty or, with overwrite, holds a previous
- * complete export.  Shared by the guard and by the check repeated under the
- * lock.  Returns whether the target holds an export to replace.
+ * complete export: only regular files of the server's OS user with the
+ * names an export writes and no other hard link, _SUCCESS among them, in a
+ * directory of the server's that others cannot write.  Anything else is refused
+ * here, before anything is moved.  Shared by the guard and by the checks
+ * repeated under the lock and before publication.  Returns whether the
+ * target holds an export to replace, and its identity in out->replaced_st.
  */
 static bool
-pep_check_target(const char *target, bool overwrite)
+pep_check_target(PEPOutput *out)
 {
 	struct stat st;
+	int			fd;
+	List	   *names;
+	const char *bad;
+	const char *why = NULL;
+	bool		success;
 
-	if (lstat(target, &st) != 0)
+	if (fstatat(out->parent_fd, out->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 	{
 		if (errno == ENOENT)
 			return false;
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not access directory \"%s\": %m", target)));
+				 errmsg("could not access directory \"%s\": %m", out->target)));
 	}
 	if (S_ISLNK(st.st_mode))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("directory \"%s\" is a symbolic link", target),
+				 errmsg("directory \"%s\" is a symbolic link", out->target),
 				 errhint("Give the path of the directory the link points to.")));
 	if (!S_ISDIR(st.st_mode))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a directory", target)));
-	if (pep_dir_is_empty(target))
+				 errmsg("\"%s\" is not a directory", out->target)));
+
+	fd = pep_open_and_list(out->parent_fd, out->name, &st, out->target, &names);
+	if (names == NIL)
+	{
+		close(fd);
 		return false;
-	if (!overwrite)
+	}
+	if (!out->overwrite)
+	{
+		close(fd);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("directory \"%s\" is not empty", target),
+				 errmsg("directory \"%s\" is not empty", out->target),
 				 errhint("Export into a new or an empty directory, or pass overwrite => true to replace a previous export.")));
-	pep_check_previous_export(target);
+	}
+	bad = pep_find_foreign(fd, names, &why, &success);
+	close(fd);
+	if (pep_dir_problem(&st) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("directory \"%s\" does not hold only a previous export", out->target),
+				 errdetail("The directory %s.", pep_dir_problem(&st)),
+				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+	if (bad != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("directory \"%s\" does not hold only a previous export", out->target),
+				 errdetail("Its entry \"%s\" %s.", bad, why),
+				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+	if (!success)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("directory \"%s\" does not hold a complete export", out->target),
+				 errdetail("It has no \"%s\" file.", PEP_SUCCESS_NAME),
+				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+	out->replaced_st = st;
 	return true;
 }
 
@@ -234,10 +424,13 @@ pep_check_tablespaces(const char *real_target)
 	closedir(dir);
 }
 
+
 /*
  * The directory guard.  It only reads: an export it rejects has touched
  * nothing.  It runs before the cleanup callback is registered, so a
- * rejected directory can never be reached by any cleanup.
+ * rejected directory can never be reached by any cleanup.  It opens the
+ * parent once, as a transient file so that an error closes it; everything
+ * later happens relative to that descriptor.
  */
 void
 pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
@@ -247,15 +440,33 @@ pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
 	char		real_datadir[PATH_MAX];
 	char		real_target[PATH_MAX + NAME_MAX + 2];
 	struct stat st;
+	struct stat real_st;
 
 	memset(out, 0, sizeof(PEPOutput));
+	out->parent_fd = -1;
 	out->lock_fd = -1;
+	out->staging_fd = -1;
 	out->overwrite = overwrite;
 
 	if (directory[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("directory must not be empty")));
+
+	/*
+	 * The path reaches the server log, the progress view and clients in their
+	 * own encodings.  In a SQL_ASCII database nothing has checked its bytes,
+	 * so require what every other database already guarantees: text that
+	 * converts to UTF-8.
+	 */
+	if (!pg_verify_mbstr(GetDatabaseEncoding() == PG_SQL_ASCII ? PG_UTF8 : GetDatabaseEncoding(),
+						 directory, strlen(directory), true))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("directory contains an invalid byte sequence for encoding \"%s\"",
+						GetDatabaseEncoding() == PG_SQL_ASCII ? "UTF8" : GetDatabaseEncodingName()),
+				 errhint("Give the directory as valid UTF-8 text.")));
+
 	if (!is_absolute_path(directory))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -284,22 +495,42 @@ pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
 	if (out->parent[0] == '\0')
 		strlcpy(out->parent, "/", MAXPGPATH);
 	last = strrchr(out->target, '/') + 1;
+	strlcpy(out->name, last, MAXPGPATH);
 
-	if (stat(out->parent, &st) != 0)
+	/*
+	 * The parent's own path is the caller's (links in it are followed, as a
+	 * DBA expects); from here on it is only ever reached through this
+	 * descriptor, so later changes to the path cannot redirect the export.
+	 */
+	out->parent_fd = OpenTransientFile(out->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (out->parent_fd < 0)
+	{
+		if (errno == ENOTDIR)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is not a directory", out->parent)));
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not access parent directory \"%s\": %m", out->parent),
 				 errhint("Create the parent directory first; an export creates only the last component of its path.")));
-	if (!S_ISDIR(st.st_mode))
+	}
+	if (fstat(out->parent_fd, &st) != 0 || !S_ISDIR(st.st_mode))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a directory", out->parent)));
 
-	/* Resolve links in the parent before comparing it with the data directory. */
+	/*
+	 * Resolve links in the parent before comparing it with the data directory,
+	 * and make sure the resolved path is the directory we hold.
+	 */
 	if (realpath(out->parent, real_parent) == NULL)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not resolve directory \"%s\": %m", out->parent)));
+	if (stat(real_parent, &real_st) != 0 || !pep_same_file(&st, &real_st))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("directory \"%s\" changed while it was checked", out->parent)));
 	if (realpath(DataDir, real_datadir) == NULL)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -314,102 +545,148 @@ pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
 				 errdetail("The directory was \"%s\".", out->target)));
 	pep_check_tablespaces(real_target);
 
-	if (access(out->parent, W_OK | X_OK) != 0)
+	if (faccessat(out->parent_fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write into directory \"%s\": %m", out->parent),
 				 errhint("An export stages its files beside the target directory, so the server needs write access to the parent.")));
 
-	(void) pep_check_target(out->target, overwrite);
+	(void) pep_check_target(out);
 
-	if (snprintf(out->lock_path, MAXPGPATH, "%s/.%s.pep-lock", out->parent, last) >= MAXPGPATH ||
-		snprintf(out->staging, MAXPGPATH, "%s/.%s.pep-staging", out->parent, last) >= MAXPGPATH)
+	if (snprintf(out->lock_name, MAXPGPATH, ".%s.pep-lock", last) >= MAXPGPATH ||
+		snprintf(out->staging_name, MAXPGPATH, ".%s.pep-staging", last) >= MAXPGPATH ||
+		snprintf(out->lock_path, MAXPGPATH, "%s/%s",
+				 strcmp(out->parent, "/") == 0 ? "" : out->parent, out->lock_name) >= MAXPGPATH ||
+		snprintf(out->staging, MAXPGPATH, "%s/%s",
+				 strcmp(out->parent, "/") == 0 ? "" : out->parent, out->staging_name) >= MAXPGPATH)
 		ereport(ERROR,
 				(errcode(ERRCODE_NAME_TOO_LONG),
 				 errmsg("directory path is too long")));
 }
 
-/*
- * Remove the files of the staging directory, then the directory itself;
- * only the names an export writes when only_export_files.  Problems are
- * reported at elevel.  Returns the number of files removed, or -1 if there
- * was no staging directory.
- */
+/* The hint of every refusal to touch something at a name the export uses. */
 static int
-pep_remove_staging(PEPOutput *out, bool only_export_files, int elevel)
+pep_inspect_hint(PEPOutput *out, const char *path)
 {
-	DIR		   *dir = opendir(out->staging);
-	struct dirent *de;
-	int			removed = 0;
-
-	if (dir == NULL)
-	{
-		if (errno != ENOENT)
-			ereport(elevel,
-					(errcode_for_file_access(),
-					 errmsg("could not open directory \"%s\": %m", out->staging)));
-		return -1;
-	}
-	while ((de = readdir(dir)) != NULL)
-	{
-		char		path[MAXPGPATH];
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-			(only_export_files && !pep_is_export_file(de->d_name)))
-			continue;
-		snprintf(path, MAXPGPATH, "%s/%s", out->staging, de->d_name);
-		if (unlink(path) != 0)
-		{
-			int			save_errno = errno;
-
-			if (elevel >= ERROR)
-				closedir(dir);
-			errno = save_errno;
-			ereport(elevel,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s\": %m", path)));
-			continue;
-		}
-		removed++;
-	}
-	closedir(dir);
-	if (rmdir(out->staging) != 0)
-		ereport(elevel,
-				(errcode_for_file_access(),
-				 errmsg("could not remove directory \"%s\": %m", out->staging)));
-	return removed;
+	return errhint("Inspect \"%s\" and remove it by hand if no export into \"%s\" is running; an export never uses what it cannot prove it made.",
+				   path, out->target);
 }
 
-/* Remove a dead export's staging directory, which the caller now owns. */
+/*
+ * Remove a dead export's staging directory, which the caller now owns by
+ * holding its lock.  It is entered only if it is a real directory of the
+ * server's OS user that no one else can write, and emptied only if every
+ * entry is a file such an export wrote; otherwise nothing is touched and
+ * the export is refused.  It never recurses.
+ */
 static void
 pep_sweep_staging(PEPOutput *out)
 {
-	int			removed = pep_remove_staging(out, false, ERROR);
+	struct stat st;
+	const char *why;
+	const char *bad;
+	bool		success;
+	List	   *names;
+	ListCell   *lc;
+	int			fd;
 
-	if (removed >= 0)
-		ereport(LOG,
-				(errmsg("removed staging directory \"%s\" and its %d files, left by an export that did not finish",
-						out->staging, removed)));
+	if (fstatat(out->parent_fd, out->staging_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	{
+		if (errno == ENOENT)
+			return;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not access directory \"%s\": %m", out->staging)));
+	}
+	if ((why = pep_dir_problem(&st)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot sweep staging directory \"%s\"", out->staging),
+				 errdetail("It %s, so no export of this server left it.", why),
+				 pep_inspect_hint(out, out->staging)));
+
+	fd = pep_open_and_list(out->parent_fd, out->staging_name, &st, out->staging, &names);
+	bad = pep_find_foreign(fd, names, &why, &success);
+	if (bad != NULL)
+	{
+		close(fd);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot sweep staging directory \"%s\"", out->staging),
+				 errdetail("Its entry \"%s\" %s.", bad, why),
+				 pep_inspect_hint(out, out->staging)));
+	}
+	foreach(lc, names)
+	{
+		if (unlinkat(fd, lfirst(lc), 0) != 0)
+		{
+			int			save_errno = errno;
+
+			close(fd);
+			errno = save_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not remove file \"%s/%s\": %m", out->staging,
+							(char *) lfirst(lc))));
+		}
+	}
+	close(fd);
+	pep_remove_dir(out->parent_fd, out->staging_name, &st, out->staging, ERROR);
+	ereport(LOG,
+			(errmsg("removed staging directory \"%s\" and its %d files, left by an export that did not finish",
+					out->staging, list_length(names))));
 }
 
 /*
  * Take the lock that owns the target's staging area, re-check the target
  * now that no other export can change it, and sweep a dead export's
- * staging directory.
+ * staging directory.  The lock file is opened without following a link and
+ * used only if it is a regular file of the server's OS user with no other
+ * name, so a planted link or file cannot make the export create or write
+ * anything elsewhere.
  */
 void
 pep_output_lock(PEPOutput *out)
 {
 	for (;;)
 	{
-		int			fd = open(out->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, S_IRUSR | S_IWUSR);
+		int			fd = openat(out->parent_fd, out->lock_name,
+								O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
 		struct stat held;
 		struct stat named;
+		const char *why;
 
 		if (fd < 0)
+		{
+			if (errno == ELOOP)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("cannot use lock file \"%s\"", out->lock_path),
+						 errdetail("It is a symbolic link."),
+						 pep_inspect_hint(out, out->lock_path)));
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not open lock file \"%s\": %m", out->lock_path)));
+		}
+		if (fstat(fd, &held) != 0)
+		{
+			int			save_errno = errno;
+
+			close(fd);
+			errno = save_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not stat lock file \"%s\": %m", out->lock_path)));
+		}
+		if ((why = pep_file_problem(&held)) != NULL)
+		{
+			close(fd);
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot use lock file \"%s\"", out->lock_path),
+					 errdetail("It %s.", why),
+					 pep_inspect_hint(out, out->lock_path)));
+		}
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
 		{
 			int			save_errno = errno;
@@ -431,8 +708,8 @@ pep_output_lock(PEPOutput *out)
 		 * our flock; then we hold a lock nobody else can see.  Keep the lock
 		 * only if the name still refers to the file we locked.
 		 */
-		if (fstat(fd, &held) == 0 && stat(out->lock_path, &named) == 0 &&
-			held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+		if (fstatat(out->parent_fd, out->lock_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+			pep_same_file(&held, &named))
 		{
 			out->lock_fd = fd;
 			break;
@@ -440,40 +717,166 @@ pep_output_lock(PEPOutput *out)
 		close(fd);
 	}
 
-	(void) pep_check_target(out->target, out->overwrite);
+	(void) pep_check_target(out);
 	pep_sweep_staging(out);
 }
 
+/*
+ * Make the staging directory and open it once: everything this export does
+ * inside it goes through this descriptor, and its identity is what the
+ * workers and publication check the name against.
+ */
 void
 pep_output_create_staging(PEPOutput *out)
 {
+	int			fd;
+	struct stat st;
+
 	Assert(out->lock_fd >= 0);
-	if (mkdir(out->staging, S_IRWXU) != 0)
+	if (mkdirat(out->parent_fd, out->staging_name, S_IRWXU) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create directory \"%s\": %m", out->staging)));
-	out->staging_created = true;
-}
-
-/* fsync a file or directory by path; a failure is reported at elevel. */
-static void
-pep_fsync_path(const char *path, bool is_dir, int elevel)
-{
-	int			fd = open(path, (is_dir ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd) != 0)
+	fd = openat(out->parent_fd, out->staging_name, PEP_OPEN_DIR);
+	if (fd < 0 || fstat(fd, &st) != 0)
 	{
 		int			save_errno = errno;
 
 		if (fd >= 0)
 			close(fd);
 		errno = save_errno;
-		ereport(elevel,
+		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not fsync \"%s\": %m", path)));
+				 errmsg("could not open directory \"%s\": %m", out->staging)));
+	}
+
+	/*
+	 * Someone else's directory swapped in between mkdirat and openat is not
+	 * ours: it is neither used nor, by cleanup, removed.
+	 */
+	if (pep_dir_problem(&st) != NULL)
+	{
+		close(fd);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("staging directory \"%s\" was replaced during the export", out->staging)));
+	}
+	out->staging_st = st;
+	out->staging_fd = fd;
+}
+
+/* Is the staging name still the directory this export made?  ERROR if not. */
+static void
+pep_check_staging_name(PEPOutput *out)
+{
+	struct stat named;
+
+	if (fstatat(out->parent_fd, out->staging_name, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+		!pep_same_file(&named, &out->staging_st))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("staging directory \"%s\" was replaced during the export", out->staging),
+				 errdetail("The name no longer refers to the directory the export created; something with write access to \"%s\" changed it.",
+						   out->parent)));
+}
+
+/*
+ * Enter a file into the ledger before it is created: a part, named for its
+ * entry number, or _SUCCESS.  Returns the entry.  Used by workers too.
+ */
+int
+pep_ledger_enter(PEPLedger *ledger, bool part)
+{
+	int			n;
+
+	SpinLockAcquire(&ledger->mutex);
+	n = ledger->nentries;
+	if (n < PEP_LEDGER_CAPACITY)
+	{
+		if (part)
+			snprintf(ledger->names[n], PEP_LEDGER_NAME_LEN, "part-%05d.parquet", n);
+		else
+			strlcpy(ledger->names[n], PEP_SUCCESS_NAME, PEP_LEDGER_NAME_LEN);
+		ledger->created[n] = false;
+		ledger->nentries++;
+	}
+	SpinLockRelease(&ledger->mutex);
+	if (n >= PEP_LEDGER_CAPACITY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("export would write more than %d files", PEP_LEDGER_CAPACITY)));
+	return n;
+}
+
+/* Mark a ledger entry's file as created, once it exists. */
+void
+pep_ledger_created(PEPLedger *ledger, int entry)
+{
+	SpinLockAcquire(&ledger->mutex);
+	ledger->created[entry] = true;
+	SpinLockRelease(&ledger->mutex);
+}
+
+/*
+ * After an overwrite's exchange, the staging name holds the replaced
+ * export.  Remove its files, but only from the directory that was checked
+ * (pep_check_target) and only files that pass the same checks again; what
+ * does not is left with a WARNING, and so is the directory then.  Only
+ * WARNINGs: the new export is already published.
+ */
+static void
+pep_remove_replaced(PEPOutput *out)
+{
+	int			fd = pep_open_checked(out->parent_fd, out->staging_name, &out->replaced_st);
+	List	   *names;
+	ListCell   *lc;
+	bool		kept = false;
+
+	if (fd < 0)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not open directory \"%s\" to remove the replaced export: %m",
+						out->staging)));
 		return;
 	}
+	if (!pep_list_dir(fd, &names))
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not read directory \"%s\" to remove the replaced export: %m",
+						out->staging)));
+		close(fd);
+		return;
+	}
+	foreach(lc, names)
+	{
+		const char *name = lfirst(lc);
+		const char *bad;
+		const char *why = NULL;
+		bool		success;
+
+		bad = pep_find_foreign(fd, list_make1((char *) name), &why, &success);
+		if (bad != NULL)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("left \"%s/%s\" in place", out->staging, name),
+					 errdetail("It %s.", why)));
+			kept = true;
+		}
+		else if (unlinkat(fd, name, 0) != 0)
+		{
+			ereport(WARNING,
+					(errcode_for_file_access(),
+					 errmsg("could not remove file \"%s/%s\": %m", out->staging, name)));
+			kept = true;
+		}
+	}
 	close(fd);
+	if (!kept)
+		pep_remove_dir(out->parent_fd, out->staging_name, &out->replaced_st, out->staging,
+					   WARNING);
 }
 
 /*
@@ -486,26 +889,22 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 {
 	char		path[MAXPGPATH];
 	int			fd;
-	bool		replaced = false;
+	int			entry;
+	bool		replaced;
+	struct stat named;
 
 	/* Like every other file, _SUCCESS is in the ledger before it exists. */
-	SpinLockAcquire(&ledger->mutex);
-	if (ledger->nentries >= PEP_LEDGER_CAPACITY)
-	{
-		SpinLockRelease(&ledger->mutex);
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("export would write more than %d files", PEP_LEDGER_CAPACITY)));
-	}
-	strlcpy(ledger->names[ledger->nentries++], PEP_SUCCESS_NAME, PEP_LEDGER_NAME_LEN);
-	SpinLockRelease(&ledger->mutex);
+	entry = pep_ledger_enter(ledger, false);
 
+	pep_check_staging_name(out);
 	snprintf(path, MAXPGPATH, "%s/%s", out->staging, PEP_SUCCESS_NAME);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
+	fd = openat(out->staging_fd, PEP_SUCCESS_NAME,
+				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", path)));
+	pep_ledger_created(ledger, entry);
 	if (fsync(fd) != 0)
 	{
 		int			save_errno = errno;
@@ -517,7 +916,10 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 				 errmsg("could not fsync \"%s\": %m", path)));
 	}
 	close(fd);
-	pep_fsync_path(out->staging, true, ERROR);
+	if (fsync(out->staging_fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync \"%s\": %m", out->staging)));
 
 	if (inject_fault)
 		ereport(ERROR,
@@ -529,18 +931,22 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 	 * is swapped out in one exchange, so its parts stay readable until the
 	 * new set is in place; it then sits in the staging directory, still
 	 * owned by our lock, and is removed below (or by the next export's
-	 * sweep, if we die first).
+	 * sweep, if we die first).  The names are checked just before, and the
+	 * target just after: a swap in between that the kernel cannot refuse
+	 * still never makes us touch anything but our own directory.
 	 */
-	if (pep_check_target(out->target, out->overwrite))
+	replaced = pep_check_target(out);
+	pep_check_staging_name(out);
+	if (replaced)
 	{
-		if (renameat2(AT_FDCWD, out->staging, AT_FDCWD, out->target, RENAME_EXCHANGE) != 0)
+		if (renameat2(out->parent_fd, out->staging_name, out->parent_fd, out->name,
+					  RENAME_EXCHANGE) != 0)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not exchange directory \"%s\" with \"%s\": %m",
 							out->staging, out->target)));
-		replaced = true;
 	}
-	else if (rename(out->staging, out->target) != 0)
+	else if (renameat(out->parent_fd, out->staging_name, out->parent_fd, out->name) != 0)
 	{
 		if (errno == ENOTEMPTY || errno == EEXIST)
 			ereport(ERROR,
@@ -552,44 +958,70 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 				 errmsg("could not rename directory \"%s\" to \"%s\": %m",
 						out->staging, out->target)));
 	}
+	if (fstatat(out->parent_fd, out->name, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+		!pep_same_file(&named, &out->staging_st))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("staging directory \"%s\" was replaced during publication", out->staging),
+				 errdetail("The directory renamed onto \"%s\" is not the one the export created.",
+						   out->target)));
 	out->published = true;
 
 	/* The export is complete; a lost parent fsync only risks the rename itself. */
-	pep_fsync_path(out->parent, true, WARNING);
+	if (fsync(out->parent_fd) != 0)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync \"%s\": %m", out->parent)));
 
-	/*
-	 * What is now in the staging directory is the replaced export, which held
-	 * only an export's names (pep_check_previous_export).  A failure is only a
-	 * WARNING: the new export is published, and the next sweep finishes.
-	 */
 	if (replaced)
-		(void) pep_remove_staging(out, true, WARNING);
+		pep_remove_replaced(out);
 }
 
-/* Give up the lock after a successful export. */
+/* Give up the lock and the descriptors after a successful export, or in cleanup. */
 void
 pep_output_release(PEPOutput *out)
 {
-	if (out->lock_fd < 0)
-		return;
-	/* Unlink while still holding the lock, so no one can lock a doomed file. */
-	unlink(out->lock_path);
-	close(out->lock_fd);
-	out->lock_fd = -1;
+	if (out->staging_fd >= 0)
+	{
+		close(out->staging_fd);
+		out->staging_fd = -1;
+	}
+	if (out->lock_fd >= 0)
+	{
+		struct stat held;
+		struct stat named;
+
+		/* Unlink while still holding the lock, so no one can lock a doomed file. */
+		if (fstat(out->lock_fd, &held) == 0 &&
+			fstatat(out->parent_fd, out->lock_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+			pep_same_file(&held, &named))
+			(void) unlinkat(out->parent_fd, out->lock_name, 0);
+		close(out->lock_fd);
+		out->lock_fd = -1;
+	}
+	if (out->parent_fd >= 0)
+	{
+		CloseTransientFile(out->parent_fd);
+		out->parent_fd = -1;
+	}
 }
 
 /*
  * Cleanup after a failure.  The workers are gone by now (the caller made
  * sure), so nothing can create a file behind our back.  This removes
- * exactly the ledger's names from the staging directory, the staging
- * directory, and the lock file; nothing else, so it stays safe even if the
- * target could hold other files.  It must not throw: it runs inside error
- * recovery, so problems are reported as WARNING.
+ * exactly the ledger's names from the staging directory, through the
+ * descriptor of the directory this export made, then that directory if its
+ * name still refers to it, and the lock file; nothing else, so it stays
+ * safe even if the target could hold other files.  A name is removed only
+ * if fstatat shows a file an export of this server can have made; a name
+ * that was entered but never created is silently skipped, so a WARNING
+ * only ever names a file that existed.  It must not throw: it runs inside
+ * error recovery, so problems are reported as WARNING.
  */
 void
 pep_output_remove(PEPOutput *out, PEPLedger *ledger)
 {
-	if (out->staging_created && !out->published)
+	if (out->staging_fd >= 0 && !out->published)
 	{
 		int			n = 0;
 
@@ -601,19 +1033,30 @@ pep_output_remove(PEPOutput *out, PEPLedger *ledger)
 		}
 		for (int i = 0; i < n; i++)
 		{
-			char		path[MAXPGPATH];
+			const char *name = ledger->names[i];
+			bool		created = ledger->created[i];
+			struct stat st;
+			const char *why;
 
-			snprintf(path, MAXPGPATH, "%s/%s", out->staging, ledger->names[i]);
-			if (unlink(path) != 0 && errno != ENOENT)
+			if (fstatat(out->staging_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			{
+				if (errno != ENOENT && created)
+					ereport(WARNING,
+							(errcode_for_file_access(),
+							 errmsg("could not access file \"%s/%s\": %m", out->staging, name)));
+				continue;
+			}
+			if ((why = pep_file_problem(&st)) != NULL)
+				ereport(WARNING,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("left \"%s/%s\" in place", out->staging, name),
+						 errdetail("It %s.", why)));
+			else if (unlinkat(out->staging_fd, name, 0) != 0 && errno != ENOENT)
 				ereport(WARNING,
 						(errcode_for_file_access(),
-						 errmsg("could not remove file \"%s\": %m", path)));
+						 errmsg("could not remove file \"%s/%s\": %m", out->staging, name)));
 		}
-		if (rmdir(out->staging) != 0 && errno != ENOENT)
-			ereport(WARNING,
-					(errcode_for_file_access(),
-					 errmsg("could not remove directory \"%s\": %m", out->staging)));
-		out->staging_created = false;
+		pep_remove_dir(out->parent_fd, out->staging_name, &out->staging_st, out->staging, WARNING);
 	}
 	pep_output_release(out);
 }

@@ -11,16 +11,24 @@
 #ifndef PEP_OUTPUT_H
 #define PEP_OUTPUT_H
 
+#include <sys/stat.h>
+
 #include "pep.h"
 
 typedef struct PEPOutput
 {
 	char		target[MAXPGPATH];	/* canonical absolute target directory */
 	char		parent[MAXPGPATH];	/* its parent, where staging lives */
-	char		lock_path[MAXPGPATH];	/* lock file owning the staging area */
-	char		staging[MAXPGPATH];	/* staging directory */
+	char		name[MAXPGPATH];	/* the target's name in the parent */
+	char		lock_name[MAXPGPATH];	/* the lock file's name in the parent */
+	char		staging_name[MAXPGPATH];	/* the staging directory's name there */
+	char		lock_path[MAXPGPATH];	/* lock file's path, for messages */
+	char		staging[MAXPGPATH];	/* staging directory's path, for messages */
+	int			parent_fd;		/* the parent, opened once by the guard, or -1 */
 	int			lock_fd;		/* open lock file holding flock, or -1 */
-	bool		staging_created;	/* this export created the staging directory */
+	int			staging_fd;		/* the staging directory this export made, or -1 */
+	struct stat staging_st;		/* its identity (st_dev, st_ino) */
+	struct stat replaced_st;	/* identity of the previous export being replaced */
 	bool		published;		/* staging was renamed onto the target */
 	bool		overwrite;		/* a previous complete export may be replaced */
 } PEPOutput;
@@ -31,5 +39,7 @@ extern void pep_output_create_staging(PEPOutput *out);
 extern void pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault);
 extern void pep_output_release(PEPOutput *out);
 extern void pep_output_remove(PEPOutput *out, PEPLedger *ledger);
+extern int	pep_ledger_enter(PEPLedger *ledger, bool part);
+extern void pep_ledger_created(PEPLedger *ledger, int entry);
 
 #endif							/* PEP_OUTPUT_H */

@@ -206,19 +206,19 @@ pep_sink_create(PEPBatch *batch, const char *options)
 }
 
 void
-pep_sink_open_part(PEPSink *sink, const char *path)
+pep_sink_open_part(PEPSink *sink, const char *path, const char *display)
 {
 	JNIEnv	   *env = pep_jvm_env();
 	jstring		jpath = pep_jvm_string(path);
-	char	   *open_msg = psprintf("could not create parquet part \"%s\"", path);
+	char	   *open_msg = psprintf("could not create parquet part \"%s\"", display);
 	sigset_t	saved;
 
 	if (sink->write_msg)
 		pfree(sink->write_msg);
 	if (sink->close_msg)
 		pfree(sink->close_msg);
-	sink->write_msg = MemoryContextStrdup(TopMemoryContext, psprintf("could not write parquet part \"%s\"", path));
-	sink->close_msg = MemoryContextStrdup(TopMemoryContext, psprintf("could not finish parquet part \"%s\"", path));
+	sink->write_msg = MemoryContextStrdup(TopMemoryContext, psprintf("could not write parquet part \"%s\"", display));
+	sink->close_msg = MemoryContextStrdup(TopMemoryContext, psprintf("could not finish parquet part \"%s\"", display));
 
 	pep_jvm_call_begin(&saved);
 	(*env)->CallVoidMethod(env, sink->sink, sink->open_part, jpath);

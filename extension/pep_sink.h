@@ -16,7 +16,7 @@
 typedef struct PEPSink PEPSink;
 
 extern PEPSink *pep_sink_create(PEPBatch *batch, const char *options);
-extern void pep_sink_open_part(PEPSink *sink, const char *path);
+extern void pep_sink_open_part(PEPSink *sink, const char *path, const char *display);
 extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
 extern uint64 pep_sink_close_part(PEPSink *sink);
 extern uint64 pep_sink_part_size(PEPSink *sink);

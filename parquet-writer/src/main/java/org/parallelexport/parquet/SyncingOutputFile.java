@@ -5,7 +5,10 @@
  * worker reported it done, so the bytes must be on disk when closePart returns: close() here
  * forces the file to stable storage, which parquet-common's LocalOutputFile never does. The file
  * is created with CREATE_NEW because the C side records every path in its ledger before asking
- * for it, and an existing file at that path means something else owns it. Before the sync, the
+ * for it, and an existing file at that path means something else owns it; NOFOLLOW_LINKS as well,
+ * so no link is ever followed at the last step. The C side passes a path through the worker's
+ * open descriptor of the staging directory (/proc/self/fd/N/part-K.parquet), so the directory
+ * cannot be swapped under the writer either. Before the sync, the
  * finished footer gets this extension's created_by (CreatedByStamp). abort() gives the file
  * handle back without a footer or a sync, for a part that failed; the C side deletes the file.
  */
@@ -16,6 +19,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
@@ -43,7 +47,11 @@ final class SyncingOutputFile implements OutputFile {
     }
     FileChannel channel =
         FileChannel.open(
-            path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            path,
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ,
+            StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS);
     stream = new Stream(channel, stamp);
     return stream;
   }
