@@ -477,16 +477,14 @@ pep_fsync_path(const char *path, bool is_dir, int elevel)
 }
 
 /*
- * Publish: _SUCCESS last into the staging directory, then one rename onto
- * the target.  The rename is the commit point of the export; after it,
- * cleanup leaves the target alone.
+ * Seal the staging directory: _SUCCESS last, then fsync.  Nothing is
+ * visible yet; a failure from here is undone by cleanup like any other.
  */
 void
-pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
+pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 {
 	char		path[MAXPGPATH];
 	int			fd;
-	bool		replaced = false;
 
 	/* Like every other file, _SUCCESS is in the ledger before it exists. */
 	SpinLockAcquire(&ledger->mutex);
@@ -518,11 +516,19 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 	}
 	close(fd);
 	pep_fsync_path(out->staging, true, ERROR);
+}
 
-	if (inject_fault)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("injected fault during publication")));
+/*
+ * Publish the sealed staging directory with one rename onto the target.
+ * The rename is the commit point of the export; after it, cleanup leaves
+ * the target alone.  The caller holds interrupts (pep_export.c).  An ERROR
+ * before the rename fails the export cleanly; after it, nothing here may
+ * raise one, since the export is published and the caller reports success.
+ */
+void
+pep_output_publish(PEPOutput *out)
+{
+	bool		replaced = false;
 
 	/*
 	 * One rename publishes everything.  A previous export being overwritten
