@@ -21,6 +21,28 @@
  * SIGKILL or crash restart: the flock-owned staging area and the sweep in
  * pep_output.c cover those.
  *
+ * The commit point.  Once the staging directory is sealed (_SUCCESS in it),
+ * the leader checks for interrupts one last time and then holds them until
+ * it returns; the rename onto the target follows with no wait in between
+ * (an ERROR before the rename, such as a target that is no longer empty,
+ * still fails the export cleanly).  So the client's outcome always matches
+ * the disk:
+ *
+ *	- a cancel, statement_timeout or terminate that is processed before that
+ *	  last check undoes everything (cleanup removes staging, _SUCCESS
+ *	  included, and the lock) and the client gets the error;
+ *	- one that arrives after it is too late, as a cancel during COMMIT is:
+ *	  the export is published, the summary and the LOG line are written,
+ *	  and the call returns its row count.  A pending cancel (statement_timeout
+ *	  raises the same flag) is dropped before interrupts are resumed, or the
+ *	  first CHECK_FOR_INTERRUPTS after the return would fail the statement;
+ *	  it counts as having arrived after the statement.  A pending terminate
+ *	  is kept: the backend exits right after the return, the export stays
+ *	  published and its LOG line says so, but the client gets no outcome.
+ *
+ * A cancel that arrives after the function has returned belongs to the
+ * rest of the statement, like one after any function with side effects.
+ *
  * IDENTIFICATION
  *	  extension/pep_export.c
  *
@@ -466,6 +488,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 
 		pep_output_lock(&ex->out);
 		pep_output_create_staging(&ex->out);
+		pep_fault_pause(&fault, PEP_PAUSE_STARTING);
 		pep_export_launch(ex, src, nworkers, writer_options, opts->file_size_bytes, &queues);
 		pep_progress_phase(PEP_PHASE_WRITING);
 
@@ -483,17 +506,30 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		pep_export_wait(ex);
 		rows = pep_export_collect(ex, src->plan != NULL, sent);
 		pep_progress_phase(PEP_PHASE_PUBLISHING);
-		pep_output_publish(&ex->out, ex->ledger, strcmp(fault.point, "publish_error") == 0);
+		pep_output_seal(&ex->out, ex->ledger);
+		pep_fault_pause(&fault, PEP_PAUSE_PUBLISHING);
+		if (strcmp(fault.point, "publish_error") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("injected fault during publication")));
+
+		/* The commit point: see the file header. */
+		CHECK_FOR_INTERRUPTS();
+		HOLD_INTERRUPTS();
+		pep_output_publish(&ex->out);
 		pep_output_release(&ex->out);
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 
 	pep_export_summarize(ex, src, rows, started, summary);
+	pep_fault_pause(&fault, PEP_PAUSE_PUBLISHED);
 	pep_progress_segment(NULL);
 	DestroyParallelContext(ex->pcxt);
 	ex->pcxt = NULL;
 	ExitParallelMode();
 	UnregisterSnapshot(ex->snapshot);
 	pep_progress_end();
+	QueryCancelPending = false;
+	RESUME_INTERRUPTS();
 	return rows;
 }

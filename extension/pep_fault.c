@@ -4,8 +4,8 @@
  *	  Deterministic fault injection for the failure tests.
  *
  * The superuser-only setting parallel_export_parquet.fault_injection names
- * one point where an export fails, so that every failure test is driven by
- * an event instead of a timer.  Its form is point[:worker[:batches]]:
+ * one point where an export fails or pauses, so that every failure test is
+ * driven by an event instead of a timer.  Its forms:
  *
  *	worker_error:K:N	worker K raises ERROR after writing N batches
  *	java_error:K:N		worker K's Java writer throws on batch N+1
@@ -13,8 +13,20 @@
  *	open_error:K		worker K raises ERROR while opening its first part
  *	close_error:K		worker K raises ERROR while closing its part
  *	publish_error		the leader raises ERROR during publication
+ *	pause:PHASE			the leader waits in PHASE: starting (staging created,
+ *						no worker yet), publishing (_SUCCESS staged, before
+ *						the rename) or published (after the rename)
  *
- * Worker and batches default to 0.
+ * Worker and batches default to 0.  The check hook refuses any other value
+ * at SET, so a typo cannot silently disable a test's fault.
+ *
+ * A paused leader says so in pg_stat_activity (its query text becomes the
+ * pause's mark, wait event Extension), so a harness waits for that row and
+ * then acts.  Before the commit point the pause honours a cancel or a
+ * terminate at once, as any wait of the export does.  After it (published)
+ * interrupts are held, as they are for the rest of the export there: the
+ * pause ends when an interrupt arrives, and the export then finishes
+ * according to its commit-point rules (pep_export.c).
  *
  * IDENTIFICATION
  *	  extension/pep_fault.c
@@ -23,49 +35,153 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+
 #include "pep.h"
 #include "pep_fault.h"
 
 static const char *const pep_fault_points[] = {
-	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error"
+	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error", "pause"
 };
 
-void
-pep_fault_parse(PEPFault *fault)
+/* Indexed by PEPPause. */
+static const char *const pep_pause_names[] = {
+	"", "starting", "publishing", "published"
+};
+
+/* A non-negative int, the whole token; false otherwise. */
+static bool
+pep_fault_number(const char *token, int *result)
+{
+	char	   *end;
+	long		value;
+
+	errno = 0;
+	value = strtol(token, &end, 10);
+	if (end == token || *end != '\0' || errno != 0 || value < 0 || value > INT_MAX)
+		return false;
+	*result = (int) value;
+	return true;
+}
+
+/*
+ * Parse a value of the setting into fault.  Returns false with a sentence
+ * for the error detail if the value is malformed.
+ */
+static bool
+pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 {
 	char	   *copy;
-	char	   *point;
-	char	   *worker;
-	char	   *batches;
+	char	   *tokens[4] = {NULL};
 	char	   *save = NULL;
+	int			ntokens = 0;
 	bool		known = false;
 
 	memset(fault, 0, sizeof(PEPFault));
-	if (pep_fault_injection == NULL || pep_fault_injection[0] == '\0')
-		return;
+	if (value == NULL || value[0] == '\0')
+		return true;
 
-	copy = pstrdup(pep_fault_injection);
-	point = strtok_r(copy, ":", &save);
-	worker = strtok_r(NULL, ":", &save);
-	batches = strtok_r(NULL, ":", &save);
+	copy = pstrdup(value);
+	for (char *t = strtok_r(copy, ":", &save); t != NULL; t = strtok_r(NULL, ":", &save))
+	{
+		if (ntokens == lengthof(tokens) - 1)
+		{
+			*problem = "The value has more than three fields.";
+			return false;
+		}
+		tokens[ntokens++] = t;
+	}
 
-	for (int i = 0; point && i < lengthof(pep_fault_points); i++)
-		if (strcmp(point, pep_fault_points[i]) == 0)
+	for (int i = 0; ntokens > 0 && i < lengthof(pep_fault_points); i++)
+		if (strcmp(tokens[0], pep_fault_points[i]) == 0)
 			known = true;
 	if (!known)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for parameter \"%s\": \"%s\"",
-						"parallel_export_parquet.fault_injection", pep_fault_injection),
-				 errhint("The point is one of worker_error, java_error, hang, open_error, close_error, publish_error.")));
+	{
+		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, pause.";
+		return false;
+	}
+	strlcpy(fault->point, tokens[0], sizeof(fault->point));
 
-	strlcpy(fault->point, point, sizeof(fault->point));
-	fault->worker = worker ? atoi(worker) : 0;
-	fault->batches = batches ? atoi(batches) : 0;
+	if (strcmp(fault->point, "pause") == 0)
+	{
+		for (int p = PEP_PAUSE_STARTING; ntokens == 2 && p < lengthof(pep_pause_names); p++)
+			if (strcmp(tokens[1], pep_pause_names[p]) == 0)
+				fault->pause = (PEPPause) p;
+		if (fault->pause == PEP_PAUSE_NONE)
+		{
+			*problem = "A pause names one phase: pause:starting, pause:publishing or pause:published.";
+			return false;
+		}
+		return true;
+	}
+
+	if ((tokens[1] && !pep_fault_number(tokens[1], &fault->worker)) ||
+		(tokens[2] && !pep_fault_number(tokens[2], &fault->batches)))
+	{
+		*problem = "The worker and the number of batches are non-negative integers.";
+		return false;
+	}
+	return true;
+}
+
+/* GUC check hook: a malformed value is an error at SET. */
+bool
+pep_fault_check_hook(char **newval, void **extra, GucSource source)
+{
+	PEPFault	fault;
+	const char *problem = NULL;
+
+	if (pep_fault_read(*newval, &fault, &problem))
+		return true;
+	GUC_check_errdetail("%s", problem);
+	GUC_check_errhint("The form is point[:worker[:batches]] or pause:phase.");
+	return false;
+}
+
+/* The current setting, which the check hook has accepted. */
+void
+pep_fault_parse(PEPFault *fault)
+{
+	const char *problem = NULL;
+
+	if (!pep_fault_read(pep_fault_injection, fault, &problem))
+		elog(ERROR, "invalid fault injection \"%s\": %s", pep_fault_injection, problem);
 }
 
 bool
 pep_fault_is(const PEPFault *fault, const char *point, int worker)
 {
 	return strcmp(fault->point, point) == 0 && fault->worker == worker;
+}
+
+/*
+ * Pause the leader here if the setting asks for this phase.  With
+ * interrupts allowed the wait ends only by a cancel or a terminate, which
+ * CHECK_FOR_INTERRUPTS raises; with interrupts held it ends when one is
+ * pending, and the caller decides what it means.
+ */
+void
+pep_fault_pause(const PEPFault *fault, PEPPause pause)
+{
+	if (pause == PEP_PAUSE_NONE || fault->pause != pause)
+		return;
+
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("parallel_export_parquet fault injection: pause %s",
+									pep_pause_names[pause]));
+	for (;;)
+	{
+		if (INTERRUPTS_CAN_BE_PROCESSED())
+			CHECK_FOR_INTERRUPTS();
+		else if (QueryCancelPending || ProcDiePending)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	pgstat_report_activity(STATE_RUNNING, debug_query_string);
 }

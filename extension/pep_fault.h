@@ -11,14 +11,28 @@
 #ifndef PEP_FAULT_H
 #define PEP_FAULT_H
 
+#include "utils/guc.h"
+
+/* Where the leader pauses for pause:PHASE. */
+typedef enum PEPPause
+{
+	PEP_PAUSE_NONE = 0,
+	PEP_PAUSE_STARTING,			/* staging created, no worker launched */
+	PEP_PAUSE_PUBLISHING,		/* _SUCCESS in staging, before the rename */
+	PEP_PAUSE_PUBLISHED			/* after the rename, before the return */
+} PEPPause;
+
 typedef struct PEPFault
 {
 	char		point[32];		/* fault point, empty for none */
 	int			worker;			/* ParallelWorkerNumber it applies to */
 	int			batches;		/* batches written before it fires */
+	PEPPause	pause;			/* for point "pause": where the leader waits */
 } PEPFault;
 
+extern bool pep_fault_check_hook(char **newval, void **extra, GucSource source);
 extern void pep_fault_parse(PEPFault *fault);
 extern bool pep_fault_is(const PEPFault *fault, const char *point, int worker);
+extern void pep_fault_pause(const PEPFault *fault, PEPPause pause);
 
 #endif							/* PEP_FAULT_H */

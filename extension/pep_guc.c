@@ -19,6 +19,7 @@
 #include "utils/guc.h"
 
 #include "pep.h"
+#include "pep_fault.h"
 
 #ifndef PEP_DEFAULT_LIBJVM
 #error "PEP_DEFAULT_LIBJVM must be set by the build"
@@ -52,12 +53,12 @@ pep_define_gucs(void)
 
 	DefineCustomStringVariable("parallel_export_parquet.fault_injection",
 							   "Test hook: make an export fail at a chosen point.",
-							   "Form: point[:worker[:batches]]. Empty disables it.",
+							   "Form: point[:worker[:batches]] or pause:phase. Empty disables it.",
 							   &pep_fault_injection,
 							   "",
 							   PGC_SUSET,
 							   GUC_NOT_IN_SAMPLE,
-							   NULL, NULL, NULL);
+							   pep_fault_check_hook, NULL, NULL);
 
 	DefineCustomBoolVariable("parallel_export_parquet.log_exports",
 							 "Logs one line for every finished export.",

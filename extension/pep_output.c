@@ -880,18 +880,15 @@ pep_remove_replaced(PEPOutput *out)
 }
 
 /*
- * Publish: _SUCCESS last into the staging directory, then one rename onto
- * the target.  The rename is the commit point of the export; after it,
- * cleanup leaves the target alone.
+ * Seal the staging directory: _SUCCESS last, then fsync.  Nothing is
+ * visible yet; a failure from here is undone by cleanup like any other.
  */
 void
-pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
+pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 {
 	char		path[MAXPGPATH];
 	int			fd;
 	int			entry;
-	bool		replaced;
-	struct stat named;
 
 	/* Like every other file, _SUCCESS is in the ledger before it exists. */
 	entry = pep_ledger_enter(ledger, false);
@@ -920,11 +917,24 @@ pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not fsync \"%s\": %m", out->staging)));
+}
 
-	if (inject_fault)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("injected fault during publication")));
+/*
+ * Publish the sealed staging directory with one rename onto the target.
+ * The rename is the commit point of the export; after it, cleanup leaves
+ * the target alone.  The caller holds interrupts (pep_export.c).  An ERROR
+ * before the rename fails the export cleanly; after it, nothing here may
+ * raise one, since the export is published and the caller reports success.
+ * The one exception proves the rule: if the directory the rename moved is
+ * not ours (someone swapped the staging name in between), our export was
+ * not published, and the ERROR makes cleanup remove it through its own
+ * descriptor.
+ */
+void
+pep_output_publish(PEPOutput *out)
+{
+	bool		replaced;
+	struct stat named;
 
 	/*
 	 * One rename publishes everything.  A previous export being overwritten

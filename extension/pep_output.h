@@ -36,7 +36,8 @@ typedef struct PEPOutput
 extern void pep_output_guard(PEPOutput *out, const char *directory, bool overwrite);
 extern void pep_output_lock(PEPOutput *out);
 extern void pep_output_create_staging(PEPOutput *out);
-extern void pep_output_publish(PEPOutput *out, PEPLedger *ledger, bool inject_fault);
+extern void pep_output_seal(PEPOutput *out, PEPLedger *ledger);
+extern void pep_output_publish(PEPOutput *out);
 extern void pep_output_release(PEPOutput *out);
 extern void pep_output_remove(PEPOutput *out, PEPLedger *ledger);
 extern int	pep_ledger_enter(PEPLedger *ledger, bool part);

@@ -28,98 +28,13 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/tap.sh
 source "$here/lib/tap.sh"
+# shellcheck source=lib/export.sh
+source "$here/lib/export.sh"
 
 RUNS="${PEP_FAILURE_RUNS:-1}"
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/failures"
-HANG_MARK='parallel_export_parquet fault injection: hang'
-CEILING=180
-
-# Poll until a shell condition holds; false after the ceiling.
-wait_until() {
-	local deadline=$((SECONDS + CEILING))
-	while ! eval "$1"; do
-		((SECONDS > deadline)) && return 1
-		sleep 0.05
-	done
-}
-
-staging_of() { echo "$(dirname "$1")/.$(basename "$1").pep-staging"; }
-lock_of() { echo "$(dirname "$1")/.$(basename "$1").pep-lock"; }
-staging_parts() { find "$(staging_of "$1")" -name 'part-*.parquet' 2>/dev/null | wc -l; }
-
-# Start an export in the background as application APP; settings before it.
-# Usage: start_export APP SETTINGS SQL; output in $WORK/APP.out.
-start_export() {
-	local app="$1" settings="$2" query="$3"
-	PGAPPNAME="$app" psql -X -A -t -q -v ON_ERROR_STOP=1 \
-		-c "SET parallel_export_parquet.fault_injection = ''; $settings" \
-		-c "$query" >"$WORK/$app.out" 2>&1 &
-	echo $! >"$WORK/$app.pid"
-}
-
-caller_pid() {
-	sql "SELECT pid FROM pg_stat_activity WHERE application_name = '$1' AND backend_type = 'client backend'"
-}
-
-# Wait until APP's worker sits at the hang fault with a staging part of DIR open.
-wait_hang() {
-	local app="$1" dir="$2"
-	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
-		WHERE l.application_name = '$app' AND w.backend_type = 'parallel worker' AND w.query = '$HANG_MARK'\") -ge 1 ]] \
-		&& [[ \$(staging_parts '$dir') -ge 1 ]]"
-}
-
-# Wait for APP's psql to end and put its output in OUT.  Not for use in $(...):
-# a subshell cannot wait for this shell's children.
-finish_export() {
-	local app="$1"
-	wait "$(cat "$WORK/$app.pid")" 2>/dev/null
-	OUT=$(cat "$WORK/$app.out")
-}
-
-# The export into DIR left nothing: target absent, staging and lock gone,
-# no parallel worker alive, server healthy.
-assert_clean() {
-	local dir="$1" what="$2"
-	local problems=""
-	[[ -e "$dir" ]] && problems+="target exists: $(ls -A "$dir" | tr '\n' ' ')"$'\n'
-	[[ -e "$(staging_of "$dir")" ]] && problems+="staging directory left: $(ls -A "$(staging_of "$dir")" | tr '\n' ' ')"$'\n'
-	[[ -e "$(lock_of "$dir")" ]] && problems+="lock file left"$'\n'
-	local workers
-	workers=$(sql "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'parallel worker'")
-	[[ "$workers" != 0 ]] && problems+="$workers parallel workers still running: $(sql "SELECT string_agg(format('%s leader %s %s %s', pid, leader_pid, state, left(query, 60)), '; ') FROM pg_stat_activity WHERE backend_type = 'parallel worker'")"$'\n'
-	[[ "$(sql 'SELECT 1')" != 1 ]] && problems+="server does not answer"$'\n'
-	[[ -z "$problems" ]]
-	ok $? "$what: nothing left behind" "$problems"
-}
-
-# The export into DIR is whole: _SUCCESS, parts, expected rows from DuckDB-free counts.
-assert_whole() {
-	local dir="$1" rows="$2" got="$3" what="$4"
-	local problems=""
-	[[ "$got" == "$rows" ]] || problems+="returned '$got', expected $rows"$'\n'
-	[[ -f "$dir/_SUCCESS" ]] || problems+="no _SUCCESS"$'\n'
-	[[ $(find "$dir" -name 'part-*.parquet' | wc -l) -ge 1 ]] || problems+="no parts"$'\n'
-	[[ -e "$(staging_of "$dir")" || -e "$(lock_of "$dir")" ]] && problems+="staging or lock left after success"$'\n'
-	[[ -z "$problems" ]]
-	ok $? "$what" "$problems"
-}
-
-# The same export, no fault, into DIR: the control before and the retry after.
-export_ok() {
-	local source="$1" dir="$2" workers="$3" rows="$4" what="$5"
-	local got
-	got=$(sql "SELECT parallel_export_parquet('$source', '$dir', $workers)" 2>&1)
-	assert_whole "$dir" "$rows" "$got" "$what"
-}
-
 setup() {
-	rm -rf "$WORK"
-	mkdir -p "$WORK"
-	chown postgres "$WORK"
-	sql "DROP TABLE IF EXISTS pep_h; CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
-		CREATE TABLE pep_h AS SELECT g::bigint AS id, md5(g::text) AS s FROM generate_series(1, 300000) g;
-		ANALYZE pep_h" >/dev/null
+	fresh_work pep_h 300000
 	ROWS=300000
 	QUERY="SELECT * FROM pep_h"
 }
@@ -320,13 +235,11 @@ case_sigkill_worker
 CASES
 }
 
-tmp_before=$(find /tmp -maxdepth 1 -user postgres | sort)
+tmp_before=$(tmp_files)
 for ((run = 1; run <= RUNS; run++)); do
 	echo "# run $run of $RUNS"
 	run_all
 done
 rm -rf "$WORK"
-new_tmp=$(comm -13 <(echo "$tmp_before") <(find /tmp -maxdepth 1 -user postgres | sort))
-[[ -z "$new_tmp" ]]
-ok $? "the failures left no file of the server's OS user in /tmp" "$new_tmp"
+assert_no_new_tmp "$tmp_before" "the failures"
 tap_done

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# regress/t_phases.sh: a cancel, a statement_timeout or a terminate in every
+# phase of an export; what the client gets always matches the disk.
+#
+# The export is paused in one phase by the superuser-only fault injection
+# setting: starting (staging created, no worker yet), writing (a worker
+# paused with its part open: hang:0:1), publishing (_SUCCESS in staging,
+# before the rename) and published (after the rename, before the return).
+# The harness waits until pg_stat_activity shows the pause and the disk shows
+# the phase (the premise), then cancels, lets statement_timeout fire, or
+# terminates the caller, and checks the outcome:
+#   before the rename  the client gets the cancel, timeout or termination;
+#                      nothing at the target, no staging, no lock, no LOG
+#                      line, parallel_export_parquet_last() has no export,
+#                      and a retry into the same directory succeeds;
+#   after the rename   the client gets the row count (cancel, timeout) or
+#                      the termination, the target is complete with
+#                      _SUCCESS, the LOG line and parallel_export_parquet_last()
+#                      say so, and a retry fails with "not empty".
+# Always: no parallel worker left, the server answers. A control export of
+# each source without a fault completes first.
+#
+# statement_timeout is generous for the phase: the pause only ends by an
+# interrupt, so if the premise is seen the timeout fired in the pause; if it
+# fired earlier the premise check fails instead of the case passing.
+#
+# Needs a running cluster from tools/cluster.sh with the extension installed.
+# Prints TAP.
+
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
+# shellcheck source=lib/export.sh
+source "$here/lib/export.sh"
+
+WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/phases"
+PAUSE_MARK='parallel_export_parquet fault injection: pause'
+ROWS=20000
+QUERY="SELECT * FROM pep_ph"
+
+setup() {
+	fresh_work pep_ph "$ROWS"
+	export_ok pep_ph "$WORK/control-table" 2 "$ROWS" "control: the table export completes without a fault"
+	export_ok "$QUERY" "$WORK/control-query" 1 "$ROWS" "control: the query export completes without a fault"
+}
+
+# A bad value of the setting is an error at SET, not a silently absent fault.
+# Like any extension's setting it is checked once the library is loaded
+# (before that, PostgreSQL keeps a placeholder and warns at load).
+case_check_hook() {
+	local value out
+	for value in 'pause:bogus' 'pause' 'hang:x' 'nope' 'hang:1:2:3' 'pause:starting:1'; do
+		out=$(psql -X -A -t -q -c "LOAD 'parallel_export_parquet'" \
+			-c "SET parallel_export_parquet.fault_injection = '$value'" 2>&1)
+		grep -q "invalid value for parameter \"parallel_export_parquet.fault_injection\": \"$value\"" <<<"$out"
+		ok $? "check hook: '$value' is refused at SET" "$out"
+	done
+	for value in 'pause:starting' 'pause:publishing' 'pause:published' 'hang:0:1' 'publish_error'; do
+		out=$(psql -X -A -t -q -c "LOAD 'parallel_export_parquet'" \
+			-c "SET parallel_export_parquet.fault_injection = '$value'" 2>&1)
+		[[ -z "$out" ]]
+		ok $? "check hook: '$value' is accepted" "$out"
+	done
+}
+
+# Does the disk show that APP's export into DIR is paused in PHASE?
+in_phase() {
+	local app="$1" dir="$2" phase="$3" staging
+	staging=$(staging_of "$dir")
+	case "$phase" in
+	writing)
+		[[ $(sql "SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+			WHERE l.application_name = '$app' AND w.query = '$HANG_MARK'") -ge 1 &&
+			$(staging_parts "$dir") -ge 1 ]]
+		return
+		;;
+	starting) [[ -d "$staging" && ! -e "$dir" &&
+		$(sql "SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+			WHERE l.application_name = '$app'") == 0 ]] || return 1 ;;
+	publishing) [[ -f "$staging/_SUCCESS" && ! -e "$dir" ]] || return 1 ;;
+	published) [[ -f "$dir/_SUCCESS" && ! -e "$staging" ]] || return 1 ;;
+	esac
+	[[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'
+		AND backend_type = 'client backend' AND query = '$PAUSE_MARK $phase' AND wait_event = 'Extension'") == 1 ]]
+}
+
+# One case: pause the export in PHASE, then ACTION (cancel, timeout, terminate).
+case_phase() {
+	local phase="$1" action="$2"
+	local dir="$WORK/$phase-$action" app="pep_ph_${phase}_$action"
+	local source=pep_ph workers=2 fault="pause:$phase" timeout=8 settings out log_before
+	[[ $phase == writing ]] && source=$QUERY workers=1 fault='hang:0:1' timeout=5
+	[[ $phase == starting ]] && timeout=2
+	settings="SET parallel_export_parquet.fault_injection = '$fault';"
+	[[ $action == timeout ]] && settings+=" SET statement_timeout = '${timeout}s';"
+	log_before=$(wc -l <"$PEP_LOG")
+
+	start_export "$app" "$settings" "SELECT parallel_export_parquet('$source', '$dir', $workers)" \
+		"SELECT 'last ' || coalesce((SELECT rows || ' ' || directory FROM parallel_export_parquet_last()), 'none')"
+	local pid
+	pid=$(cat "$WORK/$app.pid")
+	wait_until "in_phase '$app' '$dir' '$phase' || ! kill -0 $pid 2>/dev/null"
+	in_phase "$app" "$dir" "$phase"
+	ok $? "$phase $action: premise: the export is paused $phase" "$(cat "$WORK/$app.out")"
+
+	case "$action" in
+	cancel) sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null ;;
+	terminate) sql "SELECT pg_terminate_backend($(caller_pid "$app"))" >/dev/null ;;
+	esac
+	finish_export "$app"
+	out=$OUT
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
+
+	local expect logged=1
+	case "$action" in
+	cancel) expect="canceling statement due to user request" ;;
+	timeout) expect="canceling statement due to statement timeout" ;;
+	terminate) expect="terminating connection due to administrator command" ;;
+	esac
+	tail -n +"$((log_before + 1))" "$PEP_LOG" | grep -q "exported $ROWS rows of .* to \"$dir\"" || logged=0
+
+	if [[ $phase != published ]]; then
+		grep -q "$expect" <<<"$out" && ! grep -qx "$ROWS" <<<"$out"
+		ok $? "$phase $action: the client got \"$expect\"" "$out"
+		assert_clean "$dir" "$phase $action"
+		[[ $logged == 0 ]]
+		ok $? "$phase $action: no LOG line claims the export"
+		if [[ $action != terminate ]]; then
+			grep -qx "last none" <<<"$out"
+			ok $? "$phase $action: parallel_export_parquet_last() has no export" "$out"
+		fi
+		export_ok "$source" "$dir" "$workers" "$ROWS" "$phase $action: retry into the same directory succeeds"
+		return
+	fi
+
+	if [[ $action == terminate ]]; then
+		grep -q "$expect" <<<"$out"
+		ok $? "$phase $action: the session was terminated, the client has no outcome" "$out"
+		assert_whole "$dir" "$ROWS" "$ROWS" "$phase $action: the export stays published and whole"
+	else
+		! grep -q "ERROR" <<<"$out" && grep -qx "last $ROWS $dir" <<<"$out"
+		ok $? "$phase $action: the client got success and parallel_export_parquet_last() agrees" "$out"
+		assert_whole "$dir" "$ROWS" "$(head -n 1 <<<"$out")" "$phase $action: the client's row count matches a whole export"
+	fi
+	[[ $logged == 1 ]]
+	ok $? "$phase $action: the LOG line says the export was published"
+	[[ -z "$(live_workers)" && "$(sql 'SELECT 1')" == 1 ]]
+	ok $? "$phase $action: no worker left, the server answers" "$(live_workers)"
+	out=$(sql "SELECT parallel_export_parquet('$source', '$dir', $workers)" 2>&1)
+	grep -q "directory \"$dir\" is not empty" <<<"$out"
+	ok $? "$phase $action: retry fails with \"not empty\"" "$out"
+}
+
+tmp_before=$(tmp_files)
+setup
+case_check_hook
+for phase in starting writing publishing published; do
+	for action in cancel timeout terminate; do
+		[[ "$phase $action" =~ ${PEP_PHASES_ONLY:-.} ]] || continue
+		case_phase "$phase" "$action"
+	done
+done
+rm -rf "$WORK"
+assert_no_new_tmp "$tmp_before" "the phases"
+tap_done
