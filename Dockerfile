@@ -32,8 +32,12 @@
 
 ARG PG_MAJOR=18
 ARG JAVA_MAJOR=25
+# The base of both stages: the official image. CI builds this Dockerfile on
+# a stand-in with the same layout (tools/image/run.sh, BASE=...); nobody
+# else needs to set it.
+ARG BASE=postgres:${PG_MAJOR}
 
-FROM postgres:${PG_MAJOR} AS build
+FROM ${BASE} AS build
 ARG JAVA_MAJOR
 # PG_MAJOR (18) is set by the base image; postgresql-server-dev comes from its
 # PGDG apt source, the JDK and Maven from its Debian suite. The man directory
@@ -50,7 +54,7 @@ COPY . .
 RUN --mount=type=cache,target=/root/.m2 \
 	PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" DESTDIR=/out tools/build.sh
 
-FROM postgres:${PG_MAJOR}
+FROM ${BASE}
 ARG JAVA_MAJOR
 RUN set -eux; \
 	mkdir -p /usr/share/man/man1; \

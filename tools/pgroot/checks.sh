@@ -21,23 +21,8 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../cluster.sh
 source "$here/../cluster.sh"
-
-n=0
-nfail=0
-ok() { # ok STATUS DESCRIPTION [DIAGNOSTIC]
-	n=$((n + 1))
-	if [[ "$1" == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $n - $2"
-		[[ -n "${3:-}" ]] && sed 's/^/# /' <<<"$3"
-	fi
-}
-is() { # is GOT WANT DESCRIPTION
-	[[ "$1" == "$2" ]]
-	ok $? "$3" "got: $1"$'\n'"want: $2"
-}
+# shellcheck source=../tap.sh
+source "$here/../tap.sh"
 sql() {
 	"$(pep_bindir)/psql" -X -A -t -q -v ON_ERROR_STOP=1 -c "$1" 2>&1
 }

@@ -99,11 +99,10 @@ case "$R" in
 	;;
 esac
 
-# Everything below runs in a private mount namespace: mounts made here are
-# invisible to the host and are dropped when the last process in it ends.
-if [[ "${PEP_ROOT_IN_NS:-}" != "$$" ]]; then
-	exec env PEP_ROOT_IN_NS=$$ unshare --mount --propagation private -- "$BASH" "$0" "$@"
-fi
+# shellcheck source=../leg.sh
+source "$REPO/tools/leg.sh"
+# Everything below runs in a private mount namespace.
+leg_private_ns "$@"
 
 mkdir -p "$LOGS" "$(dirname "$R")"
 # One run at a time per root.
@@ -114,26 +113,6 @@ if ! flock -w 1800 9; then
 fi
 
 FINAL=""
-declare -A took=()
-order=()
-t0=$SECONDS
-phase_start=$SECONDS
-phase() {
-	printf '\n##### %s: %s\n' "$L" "$1"
-	phase_start=$SECONDS
-}
-phase_end() {
-	took[$1]=$((SECONDS - phase_start))
-	order+=("$1")
-	echo "$L: $1 took ${took[$1]} s"
-}
-times() {
-	local p line=""
-	for p in "${order[@]}"; do
-		line+="$p ${took[$p]} s, "
-	done
-	echo "$L: times: ${line}total $((SECONDS - t0)) s"
-}
 
 # --- mounts and cleanup ---------------------------------------------------
 
@@ -154,12 +133,6 @@ mount_all() {
 	mkdir -p /root/.m2 "$R/root/.m2"
 	mountpoint -q "$R/root/.m2" || mount --bind /root/.m2 "$R/root/.m2"
 	cp -L /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null || true
-}
-
-in_root() { # in_root CMD...: runs CMD in the root with a clean environment
-	chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive "$@"
 }
 
 # logged LOG CMD...: CMD's output to the console and LOG; CMD runs in the
