@@ -114,6 +114,20 @@ pep_jvm_vfprintf(FILE *fp, const char *format, va_list args)
 	return vfprintf(fp, format, args);
 }
 
+/* Start or stop capturing; other JVM threads read the flag under the lock. */
+static void
+pep_set_starting(bool starting)
+{
+	pthread_mutex_lock(&pep_output_lock);
+	if (starting)
+	{
+		pep_output_len = 0;
+		pep_output[0] = '\0';
+	}
+	pep_starting = starting;
+	pthread_mutex_unlock(&pep_output_lock);
+}
+
 /* The captured output, trimmed, for an error detail. */
 static const char *
 pep_jvm_output(void)
@@ -136,7 +150,7 @@ pep_jvm_output(void)
 static void
 pep_jvm_start_failed(const char *how)
 {
-	pep_starting = false;
+	pep_set_starting(false);
 	ereport(FATAL,
 			(errcode(ERRCODE_CONFIG_FILE_ERROR),
 			 errmsg("could not start the Java virtual machine"),
@@ -245,14 +259,12 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 	args.ignoreUnrecognized = JNI_FALSE;
 
 	pep_main_thread = pthread_self();
-	pep_output_len = 0;
-	pep_output[0] = '\0';
-	pep_starting = true;
+	pep_set_starting(true);
 	pep_async_signals(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &saved);
 	rc = create_vm(&pep_vm, (void **) &pep_env, &args);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	pep_starting = false;
+	pep_set_starting(false);
 
 	if (rc != JNI_OK)
 	{

@@ -6,8 +6,9 @@
 #     what HotSpot would refuse or abort on (sizes, their relations, two
 #     collectors, options that end a worker other than with an error), with a
 #     detail naming the option; sound values are accepted;
-#   - a bad value set before the library is loaded is dropped with a WARNING
-#     when it loads, and the export runs with the default;
+#   - a bad value set before the library is loaded, or in postgresql.conf,
+#     is dropped with a WARNING when the library loads, and the export runs
+#     with the default;
 #   - a JVM that fails to start anyway (options the check cannot foresee, a
 #     library that is no JVM) fails the export with a clear error carrying
 #     the JVM's own message;
@@ -142,6 +143,26 @@ out=$(PGOPTIONS="-c client_min_messages=warning" vsql \
 grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.jvm_options": "-Xmx192"' <<<"$out" &&
 	grep -q '^1000$' <<<"$out"
 ok $? "a bad value set before the library loaded is dropped with a WARNING; the export runs" "$out"
+
+# A bad value in postgresql.conf: the reload keeps it only as a placeholder
+# where the library is not loaded, and a session loading the library drops
+# it with a WARNING; the export runs with the default.
+conf_line="parallel_export_parquet.jvm_options = '-Xms512m -Xmx256m' # t_jvm.sh"
+cp "$PEP_DATA/postgresql.conf" "$WORK/postgresql.conf.saved"
+echo "$conf_line" >>"$PEP_DATA/postgresql.conf"
+sql "SELECT pg_reload_conf()" >/dev/null
+for _ in $(seq 1 100); do
+	[[ "$(sql "SHOW parallel_export_parquet.jvm_options")" == "-Xms512m -Xmx256m" ]] && break
+	sleep 0.1
+done
+out=$(PGOPTIONS="-c client_min_messages=warning" vsql -c "LOAD 'parallel_export_parquet'" \
+	-c "SHOW parallel_export_parquet.jvm_options" \
+	-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/reload', 1)")
+cp "$WORK/postgresql.conf.saved" "$PEP_DATA/postgresql.conf"
+sql "SELECT pg_reload_conf()" >/dev/null
+grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.jvm_options": "-Xms512m -Xmx256m"' <<<"$out" &&
+	grep -q '^-Xmx384m' <<<"$out" && grep -q '^1000$' <<<"$out"
+ok $? "a bad value in postgresql.conf is dropped with a WARNING where the library loads; the export runs" "$out"
 
 # --- Options the check lets through but the JVM refuses or aborts on.
 start_fails() {
