@@ -27,6 +27,7 @@
 #include "storage/condition_variable.h"
 #include "storage/shm_mq.h"
 #include "storage/spin.h"
+#include "utils/guc.h"
 #include "utils/relcache.h"
 
 #define PEP_EXTENSION_NAME		"parallel_export_parquet"
@@ -237,6 +238,9 @@ extern char *pep_jvm_options;
 extern char *pep_fault_injection;
 extern bool pep_log_exports;
 extern void pep_define_gucs(void);
+
+/* pep_jvmopts.c */
+extern bool pep_check_jvm_options(char **newval, void **extra, GucSource source);
 
 /* pep_entry.c */
 extern void _PG_init(void);

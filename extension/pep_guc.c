@@ -6,8 +6,10 @@
  * Every setting that decides what a worker loads or runs (the JVM library,
  * its options, the fault-injection test hook) is superuser-only: a role
  * that may export must not be able to make a worker load another library,
- * jar or agent.  Parallel workers receive the leader's values through
- * PostgreSQL's own GUC state serialization.
+ * jar or agent.  jvm_options is checked where it is set as well
+ * (pep_jvmopts.c), so that a typo fails the SET, not every export.
+ * Parallel workers receive the leader's values through PostgreSQL's own GUC
+ * state serialization.
  *
  * IDENTIFICATION
  *	  extension/pep_guc.c
@@ -46,10 +48,10 @@ pep_define_gucs(void)
 							   "Options of the Java virtual machine each export worker starts.",
 							   "White-space separated; -Xrs is always added.",
 							   &pep_jvm_options,
-							   "-Xmx192m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism",
+							   "-Xmx384m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism",
 							   PGC_SUSET,
 							   0,
-							   NULL, NULL, NULL);
+							   pep_check_jvm_options, NULL, NULL);
 
 	DefineCustomStringVariable("parallel_export_parquet.fault_injection",
 							   "Test hook: make an export fail at a chosen point.",

@@ -16,9 +16,22 @@
  *	  no PostgreSQL handler ever runs on a JVM thread.
  *	- A pending Java exception is checked after every call and becomes
  *	  ereport(ERROR) only once the Java frame has returned: a longjmp never
- *	  crosses a Java frame.
- *	- The JVM's exit hook raises FATAL on the main thread (a clean backend
- *	  exit) and aborts on any other thread, where PostgreSQL cannot run.
+ *	  crosses a Java frame.  The error names the exception with its causes
+ *	  and suppressed exceptions, which decide the SQLSTATE too: a wrapper
+ *	  must not hide an OutOfMemoryError.
+ *	- HotSpot ends the process itself when it gives up its own start (a
+ *	  heap too small, sizes at odds): it prints why, calls the exit or the
+ *	  abort hook, then exit() or abort().  A process that ends so, without
+ *	  proc_exit's cleanup, makes the postmaster restart the whole cluster.
+ *	  So both hooks raise FATAL while the JVM starts, on the main thread
+ *	  that starts it: the worker ends as any backend does, and the caller
+ *	  gets the error with what the JVM printed (captured through the
+ *	  vfprintf hook) in its detail.
+ *	- Once the JVM runs, the exit hook still raises FATAL on the main
+ *	  thread, but the abort hook aborts: HotSpot calls it after a crash it
+ *	  caught (a SIGSEGV in this process, on any thread), and a crashed
+ *	  backend is what PostgreSQL's crash restart is for.  On any other
+ *	  thread both abort, since PostgreSQL cannot run there.
  *
  * IDENTIFICATION
  *	  pljava-glue/pep_jvm.c
@@ -30,6 +43,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 
 #include "pep_jvm.h"
@@ -42,6 +56,8 @@ static pthread_t pep_main_thread;
 static jclass pep_string_class = NULL;
 static jmethodID pep_string_ctor = NULL;
 static jmethodID pep_throwable_tostring = NULL;
+static jmethodID pep_throwable_getcause = NULL;
+static jmethodID pep_throwable_getsuppressed = NULL;
 
 /*
  * The signals PostgreSQL handles asynchronously.  Synchronous faults stay
@@ -59,20 +75,109 @@ pep_async_signals(sigset_t *set)
 	sigdelset(set, SIGABRT);
 }
 
+/*
+ * What the JVM printed while it started, for the error of a failed start.
+ * The vfprintf hook may be called on any JVM thread, hence the lock; a
+ * thread that cannot take it at once (the JVM reporting a crash) only
+ * prints.
+ */
+#define PEP_JVM_OUTPUT_MAX 2048
+static pthread_mutex_t pep_output_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool pep_starting = false;
+static char pep_output[PEP_JVM_OUTPUT_MAX];
+static size_t pep_output_len = 0;
+
+static jint
+pep_jvm_vfprintf(FILE *fp, const char *format, va_list args)
+{
+	char		line[512];
+	va_list		copy;
+	int			n;
+
+	va_copy(copy, args);
+	n = vsnprintf(line, sizeof(line), format, copy);
+	va_end(copy);
+	if (n > 0 && pthread_mutex_trylock(&pep_output_lock) == 0)
+	{
+		size_t		len = Min((size_t) n, sizeof(line) - 1);
+
+		if (pep_starting)
+		{
+			len = Min(len, sizeof(pep_output) - 1 - pep_output_len);
+			memcpy(pep_output + pep_output_len, line, len);
+			pep_output_len += len;
+			pep_output[pep_output_len] = '\0';
+		}
+		pthread_mutex_unlock(&pep_output_lock);
+	}
+	/* The server log keeps getting it, as it did before the hook. */
+	return vfprintf(fp, format, args);
+}
+
+/* Start or stop capturing; other JVM threads read the flag under the lock. */
+static void
+pep_set_starting(bool starting)
+{
+	pthread_mutex_lock(&pep_output_lock);
+	if (starting)
+	{
+		pep_output_len = 0;
+		pep_output[0] = '\0';
+	}
+	pep_starting = starting;
+	pthread_mutex_unlock(&pep_output_lock);
+}
+
+/* The captured output, trimmed, for an error detail. */
+static const char *
+pep_jvm_output(void)
+{
+	char	   *text;
+	size_t		len;
+
+	pthread_mutex_lock(&pep_output_lock);
+	text = pstrdup(pep_output);
+	pthread_mutex_unlock(&pep_output_lock);
+	len = strlen(text);
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	if (len == 0)
+		return "The Java virtual machine printed no reason.";
+	return text;
+}
+
+/* FATAL for a JVM that gave up its start: the worker ends as a backend does. */
+static void
+pep_jvm_start_failed(const char *how)
+{
+	pep_set_starting(false);
+	ereport(FATAL,
+			(errcode(ERRCODE_CONFIG_FILE_ERROR),
+			 errmsg("could not start the Java virtual machine"),
+			 errdetail("The Java virtual machine %s during its start: %s", how, pep_jvm_output()),
+			 errhint("Check \"%s\".", "parallel_export_parquet.jvm_options")));
+}
+
 static void
 pep_jvm_exit_hook(jint code)
 {
 	if (pthread_equal(pthread_self(), pep_main_thread))
+	{
+		if (pep_starting)
+			pep_jvm_start_failed("exited");
 		ereport(FATAL,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("java virtual machine exited"),
 				 errdetail("The exit code was %d.", (int) code)));
+	}
 	abort();
 }
 
 static void
 pep_jvm_abort_hook(void)
 {
+	if (pep_starting && pthread_equal(pthread_self(), pep_main_thread))
+		pep_jvm_start_failed("gave up");
 	abort();
 }
 
@@ -84,7 +189,8 @@ pep_split_options(const char *options, JavaVMOption *opts, int nopts, int max)
 	char	   *tok;
 	char	   *save = NULL;
 
-	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+	for (tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok;
+		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
 	{
 		if (nopts >= max)
 			ereport(ERROR,
@@ -102,12 +208,13 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 {
 	void	   *handle;
 	pep_create_vm_fn create_vm;
-	JavaVMOption opts[64];
+	JavaVMOption opts[PEP_JVM_MAX_OPTIONS];
 	JavaVMInitArgs args;
 	int			nopts = 0;
 	jint		rc;
 	sigset_t	block;
 	sigset_t	saved;
+	jclass		throwable;
 
 	if (pep_vm != NULL)
 		return;
@@ -142,6 +249,8 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 	opts[nopts++].extraInfo = (void *) pep_jvm_exit_hook;
 	opts[nopts].optionString = "abort";
 	opts[nopts++].extraInfo = (void *) pep_jvm_abort_hook;
+	opts[nopts].optionString = "vfprintf";
+	opts[nopts++].extraInfo = (void *) pep_jvm_vfprintf;
 	nopts = pep_split_options(options, opts, nopts, lengthof(opts));
 
 	args.version = JNI_VERSION_10;
@@ -150,29 +259,34 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 	args.ignoreUnrecognized = JNI_FALSE;
 
 	pep_main_thread = pthread_self();
+	pep_set_starting(true);
 	pep_async_signals(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &saved);
 	rc = create_vm(&pep_vm, (void **) &pep_env, &args);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	pep_set_starting(false);
 
 	if (rc != JNI_OK)
 	{
 		pep_vm = NULL;
 		pep_env = NULL;
 		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("failed to create Java virtual machine"),
-				 errdetail("JNI_CreateJavaVM returned %d with options \"%s\".",
-						   (int) rc, options ? options : ""),
-				 errhint("Check \"%s\" and \"%s\"; the server log may show the JVM's own message.",
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("could not start the Java virtual machine"),
+				 errdetail("JNI_CreateJavaVM returned %d with options \"%s\": %s",
+						   (int) rc, options ? options : "", pep_jvm_output()),
+				 errhint("Check \"%s\" and \"%s\".",
 						 "parallel_export_parquet.jvm_options",
 						 "parallel_export_parquet.libjvm_path")));
 	}
 
 	pep_string_class = pep_jvm_class("java/lang/String");
 	pep_string_ctor = pep_jvm_method(pep_string_class, "<init>", "([BLjava/lang/String;)V", false);
-	pep_throwable_tostring = pep_jvm_method(pep_jvm_class("java/lang/Throwable"),
-											"toString", "()Ljava/lang/String;", false);
+	throwable = pep_jvm_class("java/lang/Throwable");
+	pep_throwable_tostring = pep_jvm_method(throwable, "toString", "()Ljava/lang/String;", false);
+	pep_throwable_getcause = pep_jvm_method(throwable, "getCause", "()Ljava/lang/Throwable;", false);
+	pep_throwable_getsuppressed = pep_jvm_method(throwable, "getSuppressed",
+												 "()[Ljava/lang/Throwable;", false);
 }
 
 JNIEnv *
@@ -182,18 +296,11 @@ pep_jvm_env(void)
 	return pep_env;
 }
 
-/*
- * Describe a pending exception and clear it.  Returns the text of
- * Throwable.toString() (class name and message) in palloc'd memory, and the
- * SQLSTATE that fits the exception's class.
- */
-static char *
-pep_take_exception(int *sqlstate)
+/* The SQLSTATE that fits a throwable's class, or 0 if none does. */
+static int
+pep_exception_sqlstate(jthrowable exc)
 {
 	JNIEnv	   *env = pep_env;
-	jthrowable	exc = (*env)->ExceptionOccurred(env);
-	jstring		jtext;
-	char	   *text = pstrdup("unknown Java exception");
 	static const struct
 	{
 		const char *class_name;
@@ -207,29 +314,34 @@ pep_take_exception(int *sqlstate)
 		{"java/io/UncheckedIOException", ERRCODE_IO_ERROR},
 	};
 
-	(*env)->ExceptionClear(env);
-	*sqlstate = ERRCODE_INTERNAL_ERROR;
-	if (exc == NULL)
-		return text;
-
 	for (int i = 0; i < lengthof(map); i++)
 	{
 		jclass		cls = (*env)->FindClass(env, map[i].class_name);
+		bool		match;
 
 		if (cls == NULL)
 		{
 			(*env)->ExceptionClear(env);
 			continue;
 		}
-		if ((*env)->IsInstanceOf(env, exc, cls))
-		{
-			*sqlstate = map[i].sqlstate;
-			(*env)->DeleteLocalRef(env, cls);
-			break;
-		}
+		match = (*env)->IsInstanceOf(env, exc, cls);
 		(*env)->DeleteLocalRef(env, cls);
+		if (match)
+			return map[i].sqlstate;
 	}
+	return 0;
+}
 
+/* Throwable.toString() (class name and message) in palloc'd memory. */
+static char *
+pep_exception_text(jthrowable exc)
+{
+	JNIEnv	   *env = pep_env;
+	jstring		jtext;
+	char	   *text = pstrdup("a Java exception that could not be described");
+
+	if (pep_throwable_tostring == NULL)
+		return text;
 	jtext = (jstring) (*env)->CallObjectMethod(env, exc, pep_throwable_tostring);
 	if ((*env)->ExceptionCheck(env))
 		(*env)->ExceptionClear(env);
@@ -246,8 +358,114 @@ pep_take_exception(int *sqlstate)
 		}
 		(*env)->DeleteLocalRef(env, jtext);
 	}
-	(*env)->DeleteLocalRef(env, exc);
 	return text;
+}
+
+/* A throwable's cause, or NULL; never leaves an exception pending. */
+static jthrowable
+pep_exception_cause(jthrowable exc)
+{
+	JNIEnv	   *env = pep_env;
+	jthrowable	cause;
+
+	if (pep_throwable_getcause == NULL)
+		return NULL;
+	cause = (jthrowable) (*env)->CallObjectMethod(env, exc, pep_throwable_getcause);
+	if ((*env)->ExceptionCheck(env))
+	{
+		(*env)->ExceptionClear(env);
+		return NULL;
+	}
+	return cause;
+}
+
+/*
+ * Add a throwable and what it wraps to the description: its cause chain,
+ * and the exceptions suppressed along it (a close that failed after a write
+ * failed, say).  Wrappers such as parquet-java's "Unable to close resource"
+ * hide the real failure, so the SQLSTATE is the first that fits along the
+ * chain, and an OutOfMemoryError anywhere in it wins: the worker ran out of
+ * heap, whatever was being done.
+ */
+#define PEP_EXCEPTION_DEPTH 8
+
+static void
+pep_describe_exception(StringInfo buf, jthrowable exc, int depth, int *sqlstate)
+{
+	JNIEnv	   *env = pep_env;
+	jthrowable	cur = exc;
+
+	for (int i = 0; cur != NULL && i < PEP_EXCEPTION_DEPTH - depth; i++)
+	{
+		int			state = pep_exception_sqlstate(cur);
+		jobjectArray suppressed;
+		jthrowable	next;
+
+		if (state == ERRCODE_OUT_OF_MEMORY || (*sqlstate == 0 && state != 0))
+			*sqlstate = state;
+		if (buf->len > 0)
+			appendStringInfoString(buf, i == 0 ? "; suppressed: " : "; caused by: ");
+		appendStringInfoString(buf, pep_exception_text(cur));
+
+		suppressed = pep_throwable_getsuppressed == NULL ? NULL :
+			(jobjectArray) (*env)->CallObjectMethod(env, cur, pep_throwable_getsuppressed);
+		if ((*env)->ExceptionCheck(env))
+			(*env)->ExceptionClear(env);
+		else if (suppressed != NULL)
+		{
+			jsize		n = (*env)->GetArrayLength(env, suppressed);
+
+			for (jsize k = 0; k < n && depth + i + 1 < PEP_EXCEPTION_DEPTH; k++)
+			{
+				jthrowable	s = (jthrowable) (*env)->GetObjectArrayElement(env, suppressed, k);
+
+				if (s != NULL)
+				{
+					pep_describe_exception(buf, s, depth + i + 1, sqlstate);
+					(*env)->DeleteLocalRef(env, s);
+				}
+			}
+			(*env)->DeleteLocalRef(env, suppressed);
+		}
+
+		next = pep_exception_cause(cur);
+		if (cur != exc)
+			(*env)->DeleteLocalRef(env, cur);
+		if (next != NULL && (*env)->IsSameObject(env, next, cur))
+		{
+			(*env)->DeleteLocalRef(env, next);
+			next = NULL;
+		}
+		cur = next;
+	}
+	if (cur != NULL && cur != exc)
+		(*env)->DeleteLocalRef(env, cur);
+}
+
+/*
+ * Describe a pending exception and clear it.  Returns its description (see
+ * pep_describe_exception) in palloc'd memory, and the SQLSTATE that fits.
+ */
+static char *
+pep_take_exception(int *sqlstate)
+{
+	JNIEnv	   *env = pep_env;
+	jthrowable	exc = (*env)->ExceptionOccurred(env);
+	StringInfoData buf;
+
+	(*env)->ExceptionClear(env);
+	*sqlstate = 0;
+	if (exc == NULL)
+	{
+		*sqlstate = ERRCODE_INTERNAL_ERROR;
+		return pstrdup("unknown Java exception");
+	}
+	initStringInfo(&buf);
+	pep_describe_exception(&buf, exc, 0, sqlstate);
+	(*env)->DeleteLocalRef(env, exc);
+	if (*sqlstate == 0)
+		*sqlstate = ERRCODE_INTERNAL_ERROR;
+	return buf.data;
 }
 
 jclass
@@ -317,7 +535,10 @@ pep_jvm_call_end(sigset_t *saved, const char *what)
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("%s", what),
-				 errdetail("Java exception: %s", detail)));
+				 errdetail("Java exception: %s", detail),
+				 sqlstate == ERRCODE_OUT_OF_MEMORY ?
+				 errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes.",
+						 "parallel_export_parquet.jvm_options") : 0));
 	}
 }
 

@@ -23,6 +23,17 @@
 #define PEP_PTR_TO_JLONG(p)		((jlong) (uintptr_t) (p))
 #define PEP_JLONG_TO_PTR(j)		((void *) (uintptr_t) (j))
 
+/* What separates the options of the options string. */
+#define PEP_JVM_OPTION_SEPARATORS " \t\n"
+
+/*
+ * Options a caller may pass to pep_jvm_start: what its fixed table holds
+ * beyond the glue's own four and the extension's own few, with room to
+ * spare.
+ */
+#define PEP_JVM_MAX_OPTIONS 64
+#define PEP_JVM_MAX_USER_OPTIONS 48
+
 /*
  * Start the JVM once per process.  libjvm_path is the shared library to
  * load, class_path the jar(s), options extra JVM options separated by

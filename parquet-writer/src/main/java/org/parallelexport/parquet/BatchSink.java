@@ -297,6 +297,14 @@ public final class BatchSink {
               .withWriteMode(ParquetFileWriter.Mode.CREATE)
               .withRowGroupRowCountLimit(options.rowGroupRows)
               .withRowGroupSize(options.rowGroupBytes)
+              // parquet-java measures the buffered row group (and page) only every so many rows,
+              // guessing the next check from the average row so far, at first after 100 rows and
+              // at most 10,000 apart: 100 rows of 2 MB buffered 200 MB before the first check.
+              // Checking after the first row, then never more than one batch of rows apart, keeps
+              // the row group within row_group_bytes plus about two batches, whatever the rows'
+              // width: a batch's bytes are bounded by C (its var area grows only to fit one row).
+              .withMinRowCountForPageSizeCheck(1)
+              .withMaxRowCountForPageSizeCheck(capacityRows)
               .withPageSize(options.pageSize)
               .withDictionaryEncoding(options.dictionary)
               .withWriterVersion(options.writerVersion)
@@ -368,6 +376,11 @@ public final class BatchSink {
     } catch (IOException | RuntimeException | Error e) {
       abortPart();
       throw e;
+    }
+    if (partFile.footerMissing()) {
+      String path = partPath;
+      abortPart();
+      throw new IOException("parquet part " + path + " was closed without its footer");
     }
     long size = partFile.position();
     clearPart();

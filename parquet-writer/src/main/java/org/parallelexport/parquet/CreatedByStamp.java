@@ -53,6 +53,24 @@ final class CreatedByStamp {
   }
 
   /**
+   * Whether the file of {@code size} bytes open in {@code channel} ends with Parquet's magic, as a
+   * file whose footer was written does. Never throws: it is asked on failure paths, where an
+   * exception would hide the failure; a file it cannot read counts as having none.
+   */
+  static boolean hasFooter(FileChannel channel, long size) {
+    if (size < MAGIC.length + TAIL_BYTES) {
+      return false;
+    }
+    ByteBuffer magic = ByteBuffer.allocate(MAGIC.length);
+    try {
+      readFully(channel, magic, size - MAGIC.length);
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+    return magic.equals(ByteBuffer.wrap(MAGIC));
+  }
+
+  /**
    * Rewrites the footer of the complete Parquet file of {@code size} bytes open in {@code channel}
    * (readable and writable) with this created_by; returns the file's new size.
    */

@@ -82,6 +82,11 @@ final class SyncingOutputFile implements OutputFile {
     return stream == null ? 0 : stream.position;
   }
 
+  /** Whether the stream was closed on a file that has no footer: it must not be published. */
+  boolean footerMissing() {
+    return stream != null && stream.footerMissing;
+  }
+
   /** Releases the file handle without flushing or syncing. Never throws; safe to repeat. */
   void abort() {
     if (stream != null) {
@@ -95,6 +100,8 @@ final class SyncingOutputFile implements OutputFile {
     // Direct, so the channel writes it without the JDK's per-thread temporary copy.
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
     private long position;
+    // Set by a close that found no footer to stamp.
+    private boolean footerMissing;
     private boolean closed;
 
     Stream(FileChannel channel, CreatedByStamp stamp) {
@@ -147,9 +154,16 @@ final class SyncingOutputFile implements OutputFile {
       closed = true;
       try (channel) {
         drain();
-        // parquet-java closes the stream only after it wrote the whole footer
-        position = stamp.apply(channel, position);
-        channel.force(true);
+        // parquet-java closes the stream after it wrote the whole footer, and also from a finally
+        // block after a failure (an OutOfMemoryError while flushing the last row group) left the
+        // file without one. Any exception thrown here would then replace that failure, so a file
+        // without a footer is only closed: the caller sees the real error and deletes the file.
+        if (CreatedByStamp.hasFooter(channel, position)) {
+          position = stamp.apply(channel, position);
+          channel.force(true);
+        } else {
+          footerMissing = true;
+        }
       }
     }
 

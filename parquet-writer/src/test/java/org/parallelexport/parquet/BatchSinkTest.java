@@ -14,11 +14,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -29,6 +31,7 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.PositionOutputStream;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
@@ -563,5 +566,63 @@ class BatchSinkTest {
         batch.valueOffsets,
         batch.buffer,
         options);
+  }
+
+  @Test
+  void wideRowsStayWithinRowGroupBytes() throws Exception {
+    // parquet-java measured the buffered row group first after 100 rows: these 40 rows of 256 kB
+    // made one row group of 10 MB against row_group_bytes of 1 MB.
+    int rows = 8;
+    int width = 256 * 1024;
+    long rowGroupBytes = 1 << 20;
+    int[] kinds = {ColumnKind.BYTES};
+    TestBatch batch = new TestBatch(rows, kinds, rows * width);
+    BatchSink sink =
+        BatchSink.create(
+            new String[] {"b"},
+            kinds,
+            new int[] {0},
+            new int[] {0},
+            new String[] {"bytea"},
+            rows,
+            batch.nullOffsets,
+            batch.valueOffsets,
+            batch.buffer,
+            "compression=uncompressed\nrow_group_bytes=" + rowGroupBytes);
+    Path file = dir.resolve("wide.parquet");
+    sink.openPart(file.toString());
+    Random random = new Random(1);
+    byte[] value = new byte[width];
+    for (int b = 0; b < 5; b++) {
+      batch.garbage();
+      for (int r = 0; r < rows; r++) {
+        random.nextBytes(value);
+        batch.setBytes(0, r, value);
+      }
+      sink.writeBatch(rows);
+    }
+    sink.closePart();
+
+    List<BlockMetaData> groups = ReadBack.footer(file).getBlocks();
+    assertTrue(groups.size() >= 10, "row groups: " + groups.size());
+    for (BlockMetaData group : groups) {
+      assertTrue(
+          group.getTotalByteSize() <= rowGroupBytes,
+          "a row group of " + group.getTotalByteSize() + " bytes");
+    }
+    assertEquals(40, ReadBack.rows(file).size());
+  }
+
+  @Test
+  void aFileClosedWithoutItsFooterIsOnlyClosed() throws Exception {
+    // parquet-java closes the file from a finally block after a failure; an exception from that
+    // close would replace the failure (an OutOfMemoryError became "Unable to close resource").
+    Path file = dir.resolve("no-footer.parquet");
+    SyncingOutputFile output = new SyncingOutputFile(file, new CreatedByStamp("test 1.0"));
+    PositionOutputStream stream = output.create(0);
+    stream.write("PAR1".getBytes(StandardCharsets.US_ASCII));
+    stream.write(new byte[100]);
+    stream.close();
+    assertTrue(output.footerMissing());
   }
 }

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# regress/t_jvm.sh: a worker's JVM never takes the server down, and its heap
+# follows the documented options.
+#
+#   - parallel_export_parquet.jvm_options refuses at SET and ALTER SYSTEM
+#     what HotSpot would refuse or abort on (sizes, their relations, two
+#     collectors, options that end a worker other than with an error), with a
+#     detail naming the option; sound values are accepted;
+#   - a bad value set before the library is loaded, or in postgresql.conf,
+#     is dropped with a WARNING when the library loads, and the export runs
+#     with the default;
+#   - a JVM that fails to start anyway (options the check cannot foresee, a
+#     library that is no JVM) fails the export with a clear error carrying
+#     the JVM's own message;
+#   - through all of it, no crash restart: the checkpointer's PID and a
+#     witness session survive, and the server log shows no worker killed by
+#     a signal;
+#   - rows of 1, 2, 10 and 50 MB export with the default heap, and a row too
+#     big for the heap fails with SQLSTATE 53200, the OutOfMemoryError in the
+#     detail and a hint naming the setting, also when the heap runs out while
+#     the part is closed.
+# Needs a running cluster from tools/cluster.sh with the extension
+# installed. Prints TAP.
+
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
+
+WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/jvm"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+chown postgres "$WORK"
+log_start=$(stat -c %s "$PEP_LOG")
+
+# psql with the SQLSTATE in every error line; prints stdout and stderr.
+vsql() {
+	psql -X -A -t -q -v VERBOSITY=verbose "$@" 2>&1
+}
+
+checkpointer() {
+	sql "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'"
+}
+
+witness() {
+	sql "SELECT pid || ' ' || backend_start FROM pg_stat_activity
+		WHERE application_name = 'pep_jvm_witness' AND state = 'active'"
+}
+
+sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
+	DROP TABLE IF EXISTS pep_jvm_t;
+	CREATE TABLE pep_jvm_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 1000) AS g" >/dev/null
+
+# A session that a crash restart would end.
+PGAPPNAME=pep_jvm_witness psql -X -q -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+witness_job=$!
+stop_witness() {
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE application_name = 'pep_jvm_witness'" >/dev/null 2>&1
+	wait "$witness_job" 2>/dev/null
+}
+trap stop_witness EXIT
+for _ in $(seq 1 100); do
+	[[ -n "$(witness)" ]] && break
+	sleep 0.1
+done
+witness_before=$(witness)
+checkpointer_before=$(checkpointer)
+[[ -n "$witness_before" && -n "$checkpointer_before" ]]
+ok $? "premise: a witness session ($witness_before) and the checkpointer ($checkpointer_before) run"
+
+# Control: the default options export.
+[[ "$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/control', 1)")" == 1000 ]]
+ok $? "control: with the default options the export succeeds"
+
+# --- The check hook, with the library loaded so that SET runs it.
+refused() {
+	local value="$1" detail="$2" out
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+		-c "SET parallel_export_parquet.jvm_options = '$value'")
+	grep -q 'ERROR:  22023: invalid value for parameter "parallel_export_parquet.jvm_options"' <<<"$out" &&
+		grep '^DETAIL:  ' <<<"$out" | grep -qF "$detail"
+	ok $? "SET refuses '$value'" "$out"
+}
+refused "-Xmx192" 'The option "-Xmx192" is below the Java virtual machine'"'"'s minimum of 4096 kB.'
+out=$(vsql -c "LOAD 'parallel_export_parquet'" -c "SET parallel_export_parquet.jvm_options = '-Xmx192'")
+grep -qF 'HINT:  A size without a unit is in bytes; add k, m or g, as in "-Xmx192m".' <<<"$out"
+ok $? "and hints at the missing unit" "$out"
+refused "-Xmx1k" 'The option "-Xmx1k" is below'
+refused "-Xmx3m -XX:+UseG1GC" 'The option "-Xmx3m" is below'
+refused "-XX:MaxHeapSize=1" 'The option "-XX:MaxHeapSize=1" is below'
+refused "-Xms512k" 'The option "-Xms512k" is below the Java virtual machine'"'"'s minimum of 1024 kB (or 0 for its default).'
+refused "-Xss100k" 'The option "-Xss100k" is below the Java virtual machine'"'"'s minimum of 136 kB'
+refused "-XX:ThreadStackSize=100" 'The option "-XX:ThreadStackSize=100" is below'
+refused "-Xmn0" 'The option "-Xmn0" is below'
+refused "-Xmx1q" 'The option "-Xmx1q" does not give a size: "1q" is not a decimal number with an optional unit k, m, g or t.'
+refused "-Xmx99999999999999999999m" 'does not give a size'
+refused "-Xms512m -Xmx256m" 'The initial heap size (-Xms) is larger than the maximum heap size (-Xmx).'
+refused "-XX:InitialHeapSize=512m -XX:MaxHeapSize=256m" 'The initial heap size (-Xms) is larger'
+refused "-Xmx256m -XX:MinHeapSize=512m" 'The minimum heap size (-XX:MinHeapSize) is larger than the maximum heap size (-Xmx).'
+refused "-Xms16m -XX:MinHeapSize=32m" 'The minimum heap size (-XX:MinHeapSize) is larger than the initial heap size (-Xms).'
+refused "-XX:+UseSerialGC -XX:+UseG1GC" 'The options "-XX:+UseSerialGC" and "-XX:+UseG1GC" select two garbage collectors.'
+refused "-Xmx64m Xmx128m" '"Xmx128m" is not a Java virtual machine option: options start with "-".'
+refused "-XX:-ReduceSignalUsage" 'would undo -Xrs'
+refused "-Djava.class.path=/tmp" "would replace the extension's jar"
+refused "-XX:+ExitOnOutOfMemoryError" 'would end the worker'
+refused "-XX:+CrashOnOutOfMemoryError" 'would crash the worker'
+refused "-XX:OnOutOfMemoryError=kill" 'would run a shell command'
+refused "-XX:OnError=ls" 'would run a shell command'
+refused "-agentpath:/nonexistent.so" 'would load native agent code'
+refused "-agentlib:jdwp=transport=dt_socket" 'would load native agent code'
+refused "-javaagent:/tmp/a.jar" 'would load an instrumentation agent'
+refused "-XX:VMOptionsFile=/tmp/options" 'would read more options from a file'
+refused "-XX:+ShowMessageBoxOnError" 'wait for a keypress'
+refused "$(printf -- '-Xrs %.0s' $(seq 1 49))" 'At most 48 options may be given.'
+
+out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+	-c "ALTER SYSTEM SET parallel_export_parquet.jvm_options = '-Xmx192'")
+grep -q 'ERROR:  22023: invalid value for parameter' <<<"$out" &&
+	! grep -q jvm_options "$PEP_DATA/postgresql.auto.conf"
+ok $? "ALTER SYSTEM refuses it too, and writes nothing" "$out"
+
+accepted() {
+	local out
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" -c "SET parallel_export_parquet.jvm_options = '$1'" \
+		-c "SHOW parallel_export_parquet.jvm_options")
+	[[ "$out" == "$1" ]]
+	ok $? "SET accepts '$1'" "$out"
+}
+accepted "-Xmx4m"
+accepted "-Xmx1g -Xms0 -Xss0 -Xmn1k -XX:+UseSerialGC -XX:+UseSerialGC"
+accepted "-XX:MaxHeapSize=64M -XX:InitialHeapSize=64M -XX:MinHeapSize=1m -XX:ThreadStackSize=1024"
+accepted "-Xms512m -Xmx256m -Xmx1g"
+accepted "-Xcheck:jni -Xrs"
+accepted ""
+
+# Set before the library is loaded, a bad value is only a placeholder: the
+# library's load drops it with a WARNING, and the export uses the default.
+out=$(PGOPTIONS="-c client_min_messages=warning" vsql \
+	-c "SET parallel_export_parquet.jvm_options = '-Xmx192'" \
+	-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/placeholder', 1)")
+grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.jvm_options": "-Xmx192"' <<<"$out" &&
+	grep -q '^1000$' <<<"$out"
+ok $? "a bad value set before the library loaded is dropped with a WARNING; the export runs" "$out"
+
+# A bad value in postgresql.conf: the reload keeps it only as a placeholder
+# where the library is not loaded, and a session loading the library drops
+# it with a WARNING; the export runs with the default.
+conf_line="parallel_export_parquet.jvm_options = '-Xms512m -Xmx256m' # t_jvm.sh"
+cp "$PEP_DATA/postgresql.conf" "$WORK/postgresql.conf.saved"
+echo "$conf_line" >>"$PEP_DATA/postgresql.conf"
+sql "SELECT pg_reload_conf()" >/dev/null
+for _ in $(seq 1 100); do
+	[[ "$(sql "SHOW parallel_export_parquet.jvm_options")" == "-Xms512m -Xmx256m" ]] && break
+	sleep 0.1
+done
+out=$(PGOPTIONS="-c client_min_messages=warning" vsql -c "LOAD 'parallel_export_parquet'" \
+	-c "SHOW parallel_export_parquet.jvm_options" \
+	-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/reload', 1)")
+cp "$WORK/postgresql.conf.saved" "$PEP_DATA/postgresql.conf"
+sql "SELECT pg_reload_conf()" >/dev/null
+grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.jvm_options": "-Xms512m -Xmx256m"' <<<"$out" &&
+	grep -q '^-Xmx384m' <<<"$out" && grep -q '^1000$' <<<"$out"
+ok $? "a bad value in postgresql.conf is dropped with a WARNING where the library loads; the export runs" "$out"
+
+# --- Options the check lets through but the JVM refuses or aborts on.
+start_fails() {
+	local value="$1" jvm_says="$2" out
+	rm -rf "$WORK/bad"
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+		-c "SET parallel_export_parquet.jvm_options = '$value'" \
+		-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/bad', 1)")
+	grep -q 'ERROR:  F0000: could not start the Java virtual machine' <<<"$out" &&
+		grep -qF "$jvm_says" <<<"$out" &&
+		grep -qF 'HINT:  Check "parallel_export_parquet.jvm_options"' <<<"$out"
+	ok $? "'$value' fails the export with the JVM's own message" "$out"
+	[[ ! -e "$WORK/bad" && -z "$(find "$WORK" -maxdepth 1 -name '.bad.*')" ]]
+	ok $? "and leaves nothing behind"
+}
+# HotSpot gives up half-way through its start (the exit and abort hooks):
+start_fails "-XX:MaxRAM=1k" "Too small maximum heap"
+start_fails "-Djava.system.class.loader=NoSuch" "java.lang.ClassNotFoundException: NoSuch"
+start_fails "-Xshare:on -XX:SharedArchiveFile=$WORK/none.jsa" "Unable to use shared archive"
+# JNI_CreateJavaVM returns an error:
+start_fails "-XX:NoSuchOption" "Unrecognized VM option 'NoSuchOption'"
+start_fails "-XX:MaxRAMPercentage=abc" "Improperly specified VM option 'MaxRAMPercentage=abc'"
+start_fails "-Xfoo" "Unrecognized option: -Xfoo"
+
+out=$(vsql -c "SET parallel_export_parquet.libjvm_path = '$("$PG_CONFIG" --pkglibdir)/parallel_export_parquet.so'" \
+	-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/notjvm', 1)")
+grep -q 'ERROR:  42883: library ".*parallel_export_parquet.so" is not a java virtual machine' <<<"$out"
+ok $? "a library that is no JVM fails the export with an error" "$out"
+
+# --- Wide rows with the default heap, and one too big for a small heap.
+sql "DROP TABLE IF EXISTS pep_jvm_wide;
+	CREATE TABLE pep_jvm_wide (mb int, id int, b bytea);
+	ALTER TABLE pep_jvm_wide ALTER b SET STORAGE EXTERNAL;
+	CREATE TEMP TABLE blk AS SELECT string_agg(decode(md5(random()::text || g), 'hex'), ''::bytea) AS b
+		FROM generate_series(1, 65536) AS g;
+	INSERT INTO pep_jvm_wide
+		SELECT mb, id, int4send(id) || (SELECT string_agg(b, ''::bytea) FROM blk, generate_series(1, mb))
+		FROM (VALUES (1, 90), (2, 60), (10, 12), (50, 3)) AS v(mb, n), generate_series(1, n) AS id" >/dev/null
+ok $? "premise: rows of 1, 2, 10 and 50 MB made"
+for c in "1 90 16777216" "2 60 16777216" "10 12 33554432" "50 3 67108864"; do
+	read -r mb n rgb <<<"$c"
+	out=$(vsql -c "SELECT parallel_export_parquet('SELECT id, b FROM pep_jvm_wide WHERE mb = $mb',
+		'$WORK/wide$mb', 1, row_group_bytes => $rgb)")
+	[[ "$out" == "$n" ]]
+	ok $? "$n rows of $mb MB export with the default heap and row_group_bytes => $rgb" "$out"
+done
+
+out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+	-c "SET parallel_export_parquet.jvm_options = '-Xmx32m -XX:+UseSerialGC'" \
+	-c "SELECT parallel_export_parquet('SELECT id, b FROM pep_jvm_wide WHERE mb = 10', '$WORK/oom', 1)")
+grep -q 'ERROR:  53200: could not write parquet part' <<<"$out" &&
+	grep -q 'DETAIL:  Java exception: java.lang.OutOfMemoryError: Java heap space' <<<"$out" &&
+	grep -qF 'HINT:  The worker'"'"'s Java heap is exhausted. Raise its maximum with -Xmx in "parallel_export_parquet.jvm_options"' <<<"$out"
+ok $? "a row too big for the heap fails with 53200, the OutOfMemoryError and a hint" "$out"
+[[ ! -e "$WORK/oom" ]]
+ok $? "and leaves nothing behind"
+
+# A last row group too big for the heap fails while the part is closed;
+# parquet-java then closes the file from a finally block, and a failure there
+# used to replace the OutOfMemoryError with "Unable to close resource".
+out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+	-c "SET parallel_export_parquet.jvm_options = '-Xmx128m -XX:+UseSerialGC'" \
+	-c "SELECT parallel_export_parquet('SELECT id, b FROM pep_jvm_wide WHERE mb = 1 AND id <= 50',
+		'$WORK/oom-close', 1, row_group_bytes => 1073741824, page_size => 268435456)")
+grep -q 'ERROR:  53200: could not finish parquet part' <<<"$out" &&
+	grep -q 'DETAIL:  Java exception: java.lang.OutOfMemoryError: Java heap space' <<<"$out"
+ok $? "out of heap while closing a part: 53200 and the OutOfMemoryError itself" "$out"
+[[ ! -e "$WORK/oom-close" ]]
+ok $? "and leaves nothing behind"
+
+# --- No crash restart through all of it.
+[[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]
+ok $? "the witness session and the checkpointer survived (no crash restart)"
+crash=$(tail -c +"$((log_start + 1))" "$PEP_LOG" |
+	grep -E 'terminated by signal|terminating any other active server processes|reinitializing')
+[[ -z "$crash" ]]
+ok $? "the server log shows no worker killed by a signal" "$crash"
+out=$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/after', 1)")
+[[ "$out" == 1000 ]]
+ok $? "control: afterwards the default options export again" "$out"
+
+sql "DROP TABLE pep_jvm_t, pep_jvm_wide" >/dev/null
+tap_done
