@@ -12,22 +12,21 @@ package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 
 final class BinaryValueWriter extends VarWidthValueWriter {
   private byte[] scratch = new byte[256];
 
-  BinaryValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+  BinaryValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels);
   }
 
   @Override
-  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+  void writeBytes(ByteBuffer buffer, int offset, int length, int rep) {
     if (length > scratch.length) {
       scratch = new byte[Math.max(length, scratch.length * 2)];
     }
     buffer.get(offset, scratch, 0, length);
-    consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, length));
+    out.write(Binary.fromReusedByteArray(scratch, 0, length), rep, definition);
   }
 }
