@@ -56,6 +56,8 @@ final class PartWriter {
   private ColumnChunkPageWriteStore pages;
   private ColumnWriteStore columns;
   private int groupRows;
+  // The store's buffered bytes after the last slice.
+  private long buffered;
   private int rowGroupOrdinal;
 
   PartWriter(
@@ -120,6 +122,7 @@ final class PartWriter {
       }
       groupRows += to - from;
       from = to;
+      buffered = store.getBufferedSize();
       if (groupRows >= rowGroupRows || groupFull()) {
         flushRowGroup();
         startRowGroup();
@@ -155,6 +158,7 @@ final class PartWriter {
       writer.bind(columns, schema);
     }
     groupRows = 0;
+    buffered = 0;
   }
 
   private void flushRowGroup() throws IOException {
@@ -175,7 +179,6 @@ final class PartWriter {
 
   /** ParquetWriter's test: the row group is within about two rows of row_group_bytes. */
   private boolean groupFull() {
-    long buffered = columns.getBufferedSize();
     return buffered > rowGroupBytes - 2 * (buffered / groupRows);
   }
 
@@ -186,7 +189,7 @@ final class PartWriter {
    */
   private int sliceEnd(ByteBuffer buffer, int from, int rows) {
     int end = Math.min(rows, from + Math.min(SLICE_ROWS, rowGroupRows - groupRows));
-    long room = rowGroupBytes - columns.getBufferedSize();
+    long room = rowGroupBytes - buffered;
     long bytes = 0;
     for (int row = from; row < end; row++) {
       bytes += fixedRowBytes;
