@@ -9,11 +9,14 @@
  * next request of that class: the same column asks for the same slab sizes page after page, and
  * row group after row group. Classes are eighths of a power of two, so a buffer is at most 1/8
  * larger than asked (its limit is the requested size). Buffers above MAX_POOLED bytes, and any
- * beyond MAX_RETAINED bytes held in total, are left to the garbage collector, which bounds what
- * the pool adds to a worker's heap. One per sink; not thread-safe, like the sink.
+ * beyond MAX_RETAINED bytes held in total, are left to the garbage collector, and the pool holds
+ * the others through soft references, which the JVM clears before it would throw
+ * OutOfMemoryError: the pool never costs a worker heap it needs for a row group. One per sink; not
+ * thread-safe, like the sink.
  */
 package org.parallelexport.parquet;
 
+import java.lang.ref.SoftReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -26,7 +29,8 @@ final class RecyclingAllocator implements ByteBufferAllocator {
   static final long MAX_RETAINED = 32L * 1024 * 1024;
   private static final int MIN_CLASS = 64;
 
-  private final Map<Integer, ArrayDeque<ByteBuffer>> free = new HashMap<>();
+  private final Map<Integer, ArrayDeque<SoftReference<ByteBuffer>>> free = new HashMap<>();
+  // Bytes released into the pool and not taken out since, cleared references included.
   private long retained;
 
   @Override
@@ -35,12 +39,15 @@ final class RecyclingAllocator implements ByteBufferAllocator {
       return ByteBuffer.allocate(size);
     }
     int capacity = sizeClass(size);
-    ArrayDeque<ByteBuffer> pool = free.get(capacity);
-    ByteBuffer buffer = pool == null ? null : pool.pollLast();
+    ArrayDeque<SoftReference<ByteBuffer>> pool = free.get(capacity);
+    ByteBuffer buffer = null;
+    while (buffer == null && pool != null && !pool.isEmpty()) {
+      buffer = pool.pollLast().get();
+      retained -= capacity;
+    }
     if (buffer == null) {
       buffer = ByteBuffer.allocate(capacity);
     } else {
-      retained -= capacity;
       buffer.clear().order(ByteOrder.BIG_ENDIAN);
     }
     return buffer.limit(size);
@@ -55,7 +62,7 @@ final class RecyclingAllocator implements ByteBufferAllocator {
         || buffer.isDirect()) {
       return;
     }
-    free.computeIfAbsent(capacity, c -> new ArrayDeque<>()).addLast(buffer);
+    free.computeIfAbsent(capacity, c -> new ArrayDeque<>()).addLast(new SoftReference<>(buffer));
     retained += capacity;
   }
 
