@@ -9,6 +9,10 @@
  * export's ledger before openPart created it. Java never calls back into C, and each call does one
  * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Pitfalls").
  *
+ * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
+ * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
+ * metadata and the encoder settings, whose allocator recycles page buffers across parts.
+ *
  * The buffer is one direct ByteBuffer owned by C, in native byte order. For column c, the
  * capacityRows bytes at nullOffsets[c] hold 1 for NULL and 0 for a value; values start at
  * valueOffsets[c], either capacityRows fixed-width values or capacityRows (int32 offset, int32
@@ -34,9 +38,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
@@ -50,14 +52,15 @@ public final class BatchSink {
   private final SinkOptions options;
   private final CreatedByStamp stamp;
   private final int capacityRows;
-  private final RowCursor cursor = new RowCursor();
+  private final ParquetProperties properties;
+  private ByteBuffer buffer;
   private long batches;
 
   // The open part, all null when none is.
   private String partPath;
   private SyncingOutputFile partFile;
   private LocalCodecFactory partCodecs;
-  private ParquetWriter<RowCursor> partWriter;
+  private PartWriter partWriter;
   // Set when a writeBatch failed: the writer may hold half a row, so no footer may be written.
   private boolean partFailed;
 
@@ -73,6 +76,26 @@ public final class BatchSink {
     this.options = options;
     this.stamp = new CreatedByStamp(options.createdByExtension);
     this.capacityRows = capacityRows;
+    this.properties = properties(options, writers);
+  }
+
+  /** The encoder settings every part gets: the options, on parquet-java's defaults. */
+  private static ParquetProperties properties(SinkOptions options, ValueWriter[] writers) {
+    ParquetProperties.Builder builder =
+        ParquetProperties.builder()
+            .withAllocator(new RecyclingAllocator())
+            .withRowGroupRowCountLimit(options.rowGroupRows)
+            .withPageSize(options.pageSize)
+            .withDictionaryEncoding(options.dictionary)
+            .withWriterVersion(options.writerVersion)
+            .withStatisticsEnabled(options.statistics);
+    for (int column : options.bloomFilterColumns) {
+      builder.withBloomFilterEnabled(columnName(writers, column), true);
+    }
+    for (int column : options.dictionaryOffColumns) {
+      builder.withDictionaryEncoding(columnName(writers, column), false);
+    }
+    return builder.build();
   }
 
   /** A sink whose columns are all flat (no LIST or STRUCT), one node each; for tests. */
@@ -277,7 +300,7 @@ public final class BatchSink {
       }
     }
     buffer.order(ByteOrder.nativeOrder());
-    cursor.buffer = buffer;
+    this.buffer = buffer;
   }
 
   /** Creates the file, which must not exist, and starts a part. */
@@ -289,33 +312,15 @@ public final class BatchSink {
     SyncingOutputFile file = new SyncingOutputFile(Path.of(path), stamp);
     LocalCodecFactory codecs = new LocalCodecFactory(options.compressionLevel);
     try {
-      BatchWriteSupport.Builder builder =
-          new BatchWriteSupport.Builder(file, new BatchWriteSupport(schema, metadata, writers))
-              .withConf(new PlainParquetConfiguration())
-              .withCodecFactory(codecs)
-              .withCompressionCodec(options.compression)
-              .withWriteMode(ParquetFileWriter.Mode.CREATE)
-              .withRowGroupRowCountLimit(options.rowGroupRows)
-              .withRowGroupSize(options.rowGroupBytes)
-              // parquet-java measures the buffered row group (and page) only every so many rows,
-              // guessing the next check from the average row so far, at first after 100 rows and
-              // at most 10,000 apart: 100 rows of 2 MB buffered 200 MB before the first check.
-              // Checking after the first row, then never more than one batch of rows apart, keeps
-              // the row group within row_group_bytes plus about two batches, whatever the rows'
-              // width: a batch's bytes are bounded by C (its var area grows only to fit one row).
-              .withMinRowCountForPageSizeCheck(1)
-              .withMaxRowCountForPageSizeCheck(capacityRows)
-              .withPageSize(options.pageSize)
-              .withDictionaryEncoding(options.dictionary)
-              .withWriterVersion(options.writerVersion)
-              .withStatisticsEnabled(options.statistics);
-      for (int column : options.bloomFilterColumns) {
-        builder.withBloomFilterEnabled(columnName(column), true);
-      }
-      for (int column : options.dictionaryOffColumns) {
-        builder.withDictionaryEncoding(columnName(column), false);
-      }
-      partWriter = builder.build();
+      partWriter =
+          new PartWriter(
+              file,
+              writers,
+              schema,
+              metadata,
+              properties,
+              codecs.getCompressor(options.compression),
+              options);
     } catch (IOException | RuntimeException | Error e) {
       file.abort();
       codecs.release();
@@ -343,13 +348,8 @@ public final class BatchSink {
           "injected fault after " + options.faultAfterBatches + " batches");
     }
     batches++;
-    ParquetWriter<RowCursor> writer = partWriter;
-    RowCursor row = cursor;
     try {
-      for (int r = 0; r < rows; r++) {
-        row.row = r;
-        writer.write(row);
-      }
+      partWriter.write(buffer, rows);
     } catch (IOException | RuntimeException | Error e) {
       partFailed = true;
       throw e;
@@ -357,9 +357,9 @@ public final class BatchSink {
   }
 
   /** Bytes the open part will take: written so far plus the buffered row group. */
-  public long partSize() {
+  public long partSize() throws IOException {
     requireOpenPart("measure");
-    return partWriter.getDataSize();
+    return partWriter.dataSize();
   }
 
   /** Finishes the footer, syncs and closes the file; returns its size in bytes. */
@@ -383,6 +383,7 @@ public final class BatchSink {
       throw new IOException("parquet part " + path + " was closed without its footer");
     }
     long size = partFile.position();
+    partCodecs.release();
     clearPart();
     return size;
   }
@@ -412,7 +413,7 @@ public final class BatchSink {
     partFailed = false;
   }
 
-  private String columnName(int column) {
+  private static String columnName(ValueWriter[] writers, int column) {
     if (column < 0 || column >= writers.length) {
       throw new IllegalArgumentException("column position out of range: " + column);
     }

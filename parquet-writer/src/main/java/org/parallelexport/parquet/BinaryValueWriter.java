@@ -13,7 +13,6 @@ package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 
 final class BinaryValueWriter extends VarWidthValueWriter {
@@ -21,25 +20,25 @@ final class BinaryValueWriter extends VarWidthValueWriter {
   private static final int LARGE_VALUE = 64 * 1024;
   private byte[] scratch = new byte[256];
 
-  BinaryValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+  BinaryValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels);
   }
 
   @Override
-  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+  void writeBytes(ByteBuffer buffer, int offset, int length, int rep) {
     if (length > LARGE_VALUE) {
       // A large value gets an array of its own, passed as constant: the statistics (min and max)
       // and the dictionary then keep this array instead of copying a reused one, three copies
       // fewer of the value on the heap, and the scratch array never grows to the largest value.
       byte[] value = new byte[length];
       buffer.get(offset, value, 0, length);
-      consumer.addBinary(Binary.fromConstantByteArray(value));
+      out.write(Binary.fromConstantByteArray(value), rep, definition);
       return;
     }
     if (length > scratch.length) {
       scratch = new byte[Math.max(length, scratch.length * 2)];
     }
     buffer.get(offset, scratch, 0, length);
-    consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, length));
+    out.write(Binary.fromReusedByteArray(scratch, 0, length), rep, definition);
   }
 }

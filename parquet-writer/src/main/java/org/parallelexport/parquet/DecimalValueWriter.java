@@ -19,7 +19,6 @@ import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
@@ -39,8 +38,8 @@ final class DecimalValueWriter extends VarWidthValueWriter {
   // Set by parseSimple, read right after it.
   private long unscaled;
 
-  DecimalValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+  DecimalValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels);
     this.precision = column.precision;
     this.scale = column.scale;
     this.physical = parquetType.getPrimitiveTypeName();
@@ -63,7 +62,7 @@ final class DecimalValueWriter extends VarWidthValueWriter {
   }
 
   @Override
-  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
+  void writeBytes(ByteBuffer buffer, int offset, int length, int rep) {
     if (length > text.length) {
       text = new byte[Math.max(length, text.length * 2)];
     }
@@ -72,26 +71,26 @@ final class DecimalValueWriter extends VarWidthValueWriter {
     if (parseSimple(length)) {
       switch (physical) {
         case INT32:
-          consumer.addInteger((int) unscaled);
+          out.write((int) unscaled, rep, definition);
           return;
         case INT64:
-          consumer.addLong(unscaled);
+          out.write(unscaled, rep, definition);
           return;
         default:
-          writeFixed(consumer, BigInteger.valueOf(unscaled));
+          writeFixed(BigInteger.valueOf(unscaled), rep);
           return;
       }
     }
     BigInteger exact = parseExact(length);
     switch (physical) {
       case INT32:
-        consumer.addInteger(exact.intValueExact());
+        out.write(exact.intValueExact(), rep, definition);
         return;
       case INT64:
-        consumer.addLong(exact.longValueExact());
+        out.write(exact.longValueExact(), rep, definition);
         return;
       default:
-        writeFixed(consumer, exact);
+        writeFixed(exact, rep);
     }
   }
 
@@ -164,7 +163,7 @@ final class DecimalValueWriter extends VarWidthValueWriter {
     return result;
   }
 
-  private void writeFixed(RecordConsumer consumer, BigInteger value) {
+  private void writeFixed(BigInteger value, int rep) {
     // Big-endian two's complement, sign-extended to the column's fixed width.
     byte[] bytes = value.toByteArray();
     int pad = fixed.length - bytes.length;
@@ -173,7 +172,7 @@ final class DecimalValueWriter extends VarWidthValueWriter {
       fixed[i] = fill;
     }
     System.arraycopy(bytes, 0, fixed, pad, bytes.length);
-    consumer.addBinary(Binary.fromReusedByteArray(fixed));
+    out.write(Binary.fromReusedByteArray(fixed), rep, definition);
   }
 
   private static String shorten(String value) {

@@ -1,32 +1,20 @@
 /*
  * FloatValueWriter: PostgreSQL real (kind FLOAT32) as Parquet FLOAT.
  *
- * Created by ValueWriters, called by BatchWriteSupport for each non-NULL value; see ValueWriter.
+ * Created by ValueWriters; see FixedWidthValueWriter.
  */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 
-final class FloatValueWriter extends ValueWriter {
-  FloatValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+final class FloatValueWriter extends FixedWidthValueWriter {
+  FloatValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels, 4);
   }
 
   @Override
-  int valueWidth() {
-    return 4;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    consumer.addFloat(buffer.getFloat(valueOffset + row * 4));
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    consumer.addFloat(buffer.getFloat(pos));
-    return pos + 4;
+  void writeAt(ByteBuffer buffer, int pos, int rep) {
+    out.write(buffer.getFloat(pos), rep, definition);
   }
 }

@@ -1,32 +1,20 @@
 /*
  * Int32ValueWriter: four-byte integers (kinds INT32 and DATE, days since 1970-01-01) as Parquet INT32; the factory picks the annotation.
  *
- * Created by ValueWriters, called by BatchWriteSupport for each non-NULL value; see ValueWriter.
+ * Created by ValueWriters; see FixedWidthValueWriter.
  */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 
-final class Int32ValueWriter extends ValueWriter {
-  Int32ValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+final class Int32ValueWriter extends FixedWidthValueWriter {
+  Int32ValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels, 4);
   }
 
   @Override
-  int valueWidth() {
-    return 4;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    consumer.addInteger(buffer.getInt(valueOffset + row * 4));
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    consumer.addInteger(buffer.getInt(pos));
-    return pos + 4;
+  void writeAt(ByteBuffer buffer, int pos, int rep) {
+    out.write(buffer.getInt(pos), rep, definition);
   }
 }

@@ -10,16 +10,28 @@
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.MessageType;
 
 final class IntervalValueWriter extends ValueWriter {
   static final String MONTHS = "months";
   static final String DAYS = "days";
   static final String MICROSECONDS = "microseconds";
 
-  IntervalValueWriter(Column column, GroupType parquetType) {
-    super(column, parquetType);
+  private final Levels months;
+  private final Levels days;
+  private final Levels microseconds;
+  private ColumnWriter monthsOut;
+  private ColumnWriter daysOut;
+  private ColumnWriter microsecondsOut;
+
+  IntervalValueWriter(Column column, GroupType parquetType, Levels levels) {
+    super(column, parquetType, levels);
+    this.months = levels.requiredField(MONTHS);
+    this.days = levels.requiredField(DAYS);
+    this.microseconds = levels.requiredField(MICROSECONDS);
   }
 
   @Override
@@ -28,23 +40,33 @@ final class IntervalValueWriter extends ValueWriter {
   }
 
   @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    writeNested(consumer, buffer, valueOffset + row * 16);
+  void bind(ColumnWriteStore store, MessageType schema) {
+    monthsOut = bind(store, schema, months);
+    daysOut = bind(store, schema, days);
+    microsecondsOut = bind(store, schema, microseconds);
+  }
+
+  private static ColumnWriter bind(ColumnWriteStore store, MessageType schema, Levels field) {
+    return LeafColumns.writer(store, schema, field.path, field.definition, field.repetition);
   }
 
   @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    consumer.startGroup();
-    consumer.startField(MONTHS, 0);
-    consumer.addInteger(buffer.getInt(pos));
-    consumer.endField(MONTHS, 0);
-    consumer.startField(DAYS, 1);
-    consumer.addInteger(buffer.getInt(pos + 4));
-    consumer.endField(DAYS, 1);
-    consumer.startField(MICROSECONDS, 2);
-    consumer.addLong(buffer.getLong(pos + 8));
-    consumer.endField(MICROSECONDS, 2);
-    consumer.endGroup();
+  void write(ByteBuffer buffer, int row, int rep) {
+    writeNested(buffer, valueOffset + row * 16, rep);
+  }
+
+  @Override
+  int writeNested(ByteBuffer buffer, int pos, int rep) {
+    monthsOut.write(buffer.getInt(pos), rep, definition);
+    daysOut.write(buffer.getInt(pos + 4), rep, definition);
+    microsecondsOut.write(buffer.getLong(pos + 8), rep, definition);
     return pos + 16;
+  }
+
+  @Override
+  void writeNull(int rep, int def) {
+    monthsOut.writeNull(rep, def);
+    daysOut.writeNull(rep, def);
+    microsecondsOut.writeNull(rep, def);
   }
 }

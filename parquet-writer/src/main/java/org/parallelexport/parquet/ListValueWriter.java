@@ -12,17 +12,20 @@
  *   nested form     a fixed width kind: its bytes as in a batch value area; any other kind:
  *                   int32 length, then that many bytes (text, bytes, or a LIST/STRUCT payload)
  *
- * A NULL element is an empty repeated group (definition level of the list entry); an empty
- * array is the group with no list field at all; a NULL array never reaches this writer. So the
- * three stay distinct for every reader.
+ * The three absent cases get three definition levels, so they stay distinct for every reader: a
+ * NULL array is missing at the parent's level (ValueWriter.writeRows or the enclosing payload), an
+ * empty array is the list group alone (this node's level), a NULL element is an entry of the
+ * repeated group without its element (one more). The first element continues the repetition
+ * level the list was reached with; each further one repeats at the repeated group's level.
  */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.MessageType;
 
 final class ListValueWriter extends VarWidthValueWriter {
   static final String LIST = "list";
@@ -30,17 +33,27 @@ final class ListValueWriter extends VarWidthValueWriter {
 
   private final ValueWriter element;
 
-  ListValueWriter(Column column, GroupType parquetType, ValueWriter element) {
-    super(column, parquetType);
+  ListValueWriter(Column column, GroupType parquetType, Levels levels, ValueWriter element) {
+    super(column, parquetType, levels);
     this.element = requireNonNull(element, "element is null");
   }
 
   @Override
-  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
-    checkEnd("list", writePayload(consumer, buffer, offset), offset, length);
+  void bind(ColumnWriteStore store, MessageType schema) {
+    element.bind(store, schema);
   }
 
-  private int writePayload(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+  @Override
+  void writeNull(int rep, int def) {
+    element.writeNull(rep, def);
+  }
+
+  @Override
+  void writeBytes(ByteBuffer buffer, int offset, int length, int rep) {
+    checkEnd("list", writePayload(buffer, offset, rep), offset, length);
+  }
+
+  private int writePayload(ByteBuffer buffer, int pos, int rep) {
     int count = buffer.getInt(pos);
     if (count < 0) {
       throw new IllegalArgumentException(
@@ -48,21 +61,19 @@ final class ListValueWriter extends VarWidthValueWriter {
     }
     int nulls = pos + 4;
     int at = nulls + count;
-    consumer.startGroup();
-    if (count > 0) {
-      consumer.startField(LIST, 0);
-      for (int i = 0; i < count; i++) {
-        consumer.startGroup();
-        if (buffer.get(nulls + i) == 0) {
-          consumer.startField(ELEMENT, 0);
-          at = element.writeNested(consumer, buffer, at);
-          consumer.endField(ELEMENT, 0);
-        }
-        consumer.endGroup();
-      }
-      consumer.endField(LIST, 0);
+    if (count == 0) {
+      element.writeNull(rep, definition);
+      return at;
     }
-    consumer.endGroup();
+    int entry = rep;
+    for (int i = 0; i < count; i++) {
+      if (buffer.get(nulls + i) == 0) {
+        at = element.writeNested(buffer, at, entry);
+      } else {
+        element.writeNull(entry, definition + 1);
+      }
+      entry = element.repetition;
+    }
     return at;
   }
 }

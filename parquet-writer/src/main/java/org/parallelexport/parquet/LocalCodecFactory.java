@@ -5,7 +5,7 @@
  * UNCOMPRESSED, and the worker JVM has no Hadoop on its class path. This factory compresses with
  * the libraries the shaded jar carries: snappy-java (raw Snappy blocks, as Parquet specifies),
  * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW) and java.util.zip
- * (gzip members). One factory serves one part: ParquetWriter releases it on close.
+ * (gzip members). One factory serves one part: BatchSink releases it when the part ends.
  */
 package org.parallelexport.parquet;
 
@@ -76,7 +76,9 @@ final class LocalCodecFactory implements CompressionCodecFactory {
   private static final class Compressor implements BytesInputCompressor {
     private final CompressionCodecName codec;
     private final int level;
-    // Reused between pages: the page writer copies the result before asking for the next page.
+    // Both reused between pages: the page writer copies the result before asking for the next
+    // page, and the page's parts are gathered into one array only because the codecs want one.
+    private final PageBytes input = new PageBytes();
     private byte[] output = new byte[0];
     private final ByteArrayOutputStream gzipOutput = new ByteArrayOutputStream();
     private ZstdCompressCtx zstd;
@@ -95,13 +97,14 @@ final class LocalCodecFactory implements CompressionCodecFactory {
       if (codec == CompressionCodecName.UNCOMPRESSED) {
         return bytes;
       }
-      byte[] input = bytes.toByteArray();
+      input.reset();
+      bytes.writeAllTo(input);
+      byte[] in = input.array();
+      int length = input.size();
       int n;
       switch (codec) {
         case SNAPPY:
-          n =
-              Snappy.rawCompress(
-                  input, 0, input.length, output(Snappy.maxCompressedLength(input.length)), 0);
+          n = Snappy.rawCompress(in, 0, length, output(Snappy.maxCompressedLength(length)), 0);
           break;
         case ZSTD:
           if (zstd == null) {
@@ -109,12 +112,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
           }
           n =
               zstd.compressByteArray(
-                  output((int) Zstd.compressBound(input.length)),
-                  0,
-                  output.length,
-                  input,
-                  0,
-                  input.length);
+                  output((int) Zstd.compressBound(length)), 0, output.length, in, 0, length);
           break;
         case LZ4_RAW:
           if (lz4 == null) {
@@ -122,17 +120,12 @@ final class LocalCodecFactory implements CompressionCodecFactory {
           }
           n =
               lz4.compress(
-                  input,
-                  0,
-                  input.length,
-                  output(lz4.maxCompressedLength(input.length)),
-                  0,
-                  output.length);
+                  in, 0, length, output(lz4.maxCompressedLength(length)), 0, output.length);
           break;
         case GZIP:
           gzipOutput.reset();
           try (LeveledGzip gzip = new LeveledGzip(gzipOutput, level)) {
-            gzip.write(input);
+            gzip.write(in, 0, length);
           }
           return BytesInput.from(gzipOutput);
         default:
@@ -160,6 +153,13 @@ final class LocalCodecFactory implements CompressionCodecFactory {
         zstd = null;
       }
       output = new byte[0];
+    }
+  }
+
+  // A ByteArrayOutputStream whose array the codecs read in place; reset() keeps the array.
+  private static final class PageBytes extends ByteArrayOutputStream {
+    byte[] array() {
+      return buf;
     }
   }
 

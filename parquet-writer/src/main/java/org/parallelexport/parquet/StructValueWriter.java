@@ -3,43 +3,54 @@
  * optional field per attribute, in attribute order, named as PostgreSQL names them.
  *
  * The value is a STRUCT payload (format in ListValueWriter's header and extension/pep_nested.c):
- * per field a null byte, then the field's nested form unless it is NULL. A NULL field is left out
- * of the group; a NULL composite never reaches this writer, so the two stay distinct.
+ * per field a null byte, then the field's nested form unless it is NULL. A NULL field is missing
+ * at this group's definition level, a NULL composite at its parent's, so the two stay distinct.
  */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.MessageType;
 
 final class StructValueWriter extends VarWidthValueWriter {
   private final ValueWriter[] fields;
 
-  StructValueWriter(Column column, GroupType parquetType, ValueWriter[] fields) {
-    super(column, parquetType);
+  StructValueWriter(Column column, GroupType parquetType, Levels levels, ValueWriter[] fields) {
+    super(column, parquetType, levels);
     this.fields = requireNonNull(fields, "fields is null").clone();
   }
 
   @Override
-  void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length) {
-    checkEnd("struct", writePayload(consumer, buffer, offset), offset, length);
+  void bind(ColumnWriteStore store, MessageType schema) {
+    for (ValueWriter field : fields) {
+      field.bind(store, schema);
+    }
   }
 
-  private int writePayload(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+  @Override
+  void writeNull(int rep, int def) {
+    for (ValueWriter field : fields) {
+      field.writeNull(rep, def);
+    }
+  }
+
+  @Override
+  void writeBytes(ByteBuffer buffer, int offset, int length, int rep) {
+    checkEnd("struct", writePayload(buffer, offset, rep), offset, length);
+  }
+
+  private int writePayload(ByteBuffer buffer, int pos, int rep) {
     int at = pos;
-    consumer.startGroup();
-    for (int i = 0; i < fields.length; i++) {
-      boolean isNull = buffer.get(at++) != 0;
-      if (!isNull) {
-        ValueWriter field = fields[i];
-        consumer.startField(field.name, i);
-        at = field.writeNested(consumer, buffer, at);
-        consumer.endField(field.name, i);
+    for (ValueWriter field : fields) {
+      if (buffer.get(at++) != 0) {
+        field.writeNull(rep, definition);
+      } else {
+        at = field.writeNested(buffer, at, rep);
       }
     }
-    consumer.endGroup();
     return at;
   }
 }

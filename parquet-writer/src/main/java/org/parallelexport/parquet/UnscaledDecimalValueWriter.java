@@ -9,39 +9,24 @@
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
-final class UnscaledDecimalValueWriter extends ValueWriter {
+final class UnscaledDecimalValueWriter extends FixedWidthValueWriter {
   private final boolean int32;
 
-  UnscaledDecimalValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+  UnscaledDecimalValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels, 8);
     this.int32 = parquetType.getPrimitiveTypeName() == PrimitiveTypeName.INT32;
   }
 
   @Override
-  int valueWidth() {
-    return 8;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    add(consumer, buffer.getLong(valueOffset + row * 8));
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
-    add(consumer, buffer.getLong(pos));
-    return pos + 8;
-  }
-
-  private void add(RecordConsumer consumer, long unscaled) {
+  void writeAt(ByteBuffer buffer, int pos, int rep) {
+    long unscaled = buffer.getLong(pos);
     if (int32) {
-      consumer.addInteger((int) unscaled);
+      out.write((int) unscaled, rep, definition);
     } else {
-      consumer.addLong(unscaled);
+      out.write(unscaled, rep, definition);
     }
   }
 }

@@ -8,31 +8,18 @@ package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.PrimitiveType;
 
-final class UuidValueWriter extends ValueWriter {
+final class UuidValueWriter extends FixedWidthValueWriter {
   private final byte[] scratch = new byte[16];
 
-  UuidValueWriter(Column column, PrimitiveType parquetType) {
-    super(column, parquetType);
+  UuidValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+    super(column, parquetType, levels, 16);
   }
 
   @Override
-  int valueWidth() {
-    return 16;
-  }
-
-  @Override
-  void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
-    buffer.get(valueOffset + row * 16, scratch, 0, 16);
-    consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, 16));
-  }
-
-  @Override
-  int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+  void writeAt(ByteBuffer buffer, int pos, int rep) {
     buffer.get(pos, scratch, 0, 16);
-    consumer.addBinary(Binary.fromReusedByteArray(scratch, 0, 16));
-    return pos + 16;
+    out.write(Binary.fromReusedByteArray(scratch, 0, 16), rep, definition);
   }
 }

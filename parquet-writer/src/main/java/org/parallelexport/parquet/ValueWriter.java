@@ -1,50 +1,136 @@
 /*
- * ValueWriter: writes one column's non-NULL value of one row from the batch buffer.
+ * ValueWriter: writes one column of a batch, or one node of a nested value, straight into
+ * parquet-java's column writers, with the definition and repetition levels computed here.
  *
- * BatchWriteSupport walks the columns of a row, checks the column's NULL byte and, for a present
- * value, brackets this writer's call with startField/endField. Each subclass reads one kind's
- * binary form (see ColumnKind) with absolute gets, so the hot path allocates only what parquet's
- * Binary needs. The same writer also serves as a list element or struct field (writeNested),
- * where its value sits inline in a nested value's bytes; variable-width kinds share
- * VarWidthValueWriter. The buffer is passed on every call because the C side may replace it
- * between batches (BatchSink.setBuffer). Subclasses are created only by ValueWriters.
+ * PartWriter hands each top-level writer a slice of rows of the batch buffer (writeRows); a writer
+ * reads its column's NULL bytes and values and calls the ColumnWriter of every leaf below it, so a
+ * batch is written a column at a time with no RecordConsumer in between. The levels are those
+ * parquet-java's own record path (MessageColumnIO) produces for the same values:
+ *
+ *   definition  a present value at this node gets this node's maximum definition level (every
+ *               node is OPTIONAL, a LIST's repeated group adds one, an INTERVAL's fields are
+ *               REQUIRED); a value missing below a present parent gets the parent's level
+ *   repetition  a new row starts at 0; the second and later entries of a list get the level of
+ *               that list's repeated group; everything else inherits its parent's
+ *
+ * bind() checks both against the column descriptors parquet-java derives from the schema. The
+ * same writer serves as a list element or struct field (writeNested), where its value sits inline
+ * in a nested payload; variable-width kinds share VarWidthValueWriter. Subclasses are created only
+ * by ValueWriters.
  */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
+import java.util.Arrays;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
 abstract class ValueWriter {
   final Column column;
   final Type parquetType;
-  // Copied out of column so the per-row loop reads fields of one object. Errors' name for the
-  // value: the column's, with the fields down to this one (Column.label).
+  // Errors' name for the value: the column's, with the fields down to this one (Column.label).
   final String name;
   final int index;
   final int nullOffset;
   final int valueOffset;
+  // This node's path in the schema, and the levels of a present value at this node.
+  final String[] path;
+  final int definition;
+  final int repetition;
+  // A leaf kind's column writer in the current row group; LIST, STRUCT and INTERVAL have none.
+  ColumnWriter out;
 
-  ValueWriter(Column column, Type parquetType) {
+  ValueWriter(Column column, Type parquetType, Levels levels) {
     this.column = requireNonNull(column, "column is null");
     this.parquetType = requireNonNull(parquetType, "parquetType is null");
     this.name = column.label;
     this.index = column.index;
     this.nullOffset = column.nullOffset;
     this.valueOffset = column.valueOffset;
+    this.path = requireNonNull(levels, "levels is null").path;
+    this.definition = levels.definition;
+    this.repetition = levels.repetition;
   }
 
   /** Bytes per row in the value area: the fixed width, or 8 for an (offset, length) pair. */
   abstract int valueWidth();
 
-  /** Adds the value of row {@code row}, which the caller checked is not NULL. */
-  abstract void write(RecordConsumer consumer, ByteBuffer buffer, int row);
+  /**
+   * Points every leaf below this node at its column writer of a new row group. A leaf kind is one
+   * column, this node's; the group kinds override this and writeNull.
+   */
+  void bind(ColumnWriteStore store, MessageType schema) {
+    out = LeafColumns.writer(store, schema, path, definition, repetition);
+  }
+
+  /** Writes rows {@code from} to {@code to - 1} of this top-level column, each starting a row. */
+  final void writeRows(ByteBuffer buffer, int from, int to) {
+    for (int row = from; row < to; row++) {
+      if (buffer.get(nullOffset + row) != 0) {
+        writeNull(0, 0);
+      } else {
+        write(buffer, row, 0);
+      }
+    }
+  }
+
+  /** Writes the present value of row {@code row} of this top-level column. */
+  abstract void write(ByteBuffer buffer, int row, int rep);
 
   /**
-   * Adds the value stored at {@code pos} in its nested form (inside a list or struct, see
+   * Writes the value stored at {@code pos} in its nested form (inside a list or struct, see
    * ListValueWriter) and returns the position after it.
    */
-  abstract int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos);
+  abstract int writeNested(ByteBuffer buffer, int pos, int rep);
+
+  /** Writes a value missing at definition level {@code def} to every leaf below this node. */
+  void writeNull(int rep, int def) {
+    out.writeNull(rep, def);
+  }
+
+  /** Where a node sits: its schema path and the levels of a present value there. */
+  static final class Levels {
+    final String[] path;
+    final int definition;
+    final int repetition;
+
+    private Levels(String[] path, int definition, int repetition) {
+      this.path = path;
+      this.definition = definition;
+      this.repetition = repetition;
+    }
+
+    /** A top-level column: optional, in no list. */
+    static Levels column(String name) {
+      return new Levels(new String[] {name}, 1, 0);
+    }
+
+    /** An optional child {@code name} of this group node. */
+    Levels field(String name) {
+      return new Levels(append(name), definition + 1, repetition);
+    }
+
+    /** A required child {@code name} of this group node: present whenever the group is. */
+    Levels requiredField(String name) {
+      return new Levels(append(name), definition, repetition);
+    }
+
+    /** The optional element of this LIST node, under its repeated group {@code list}. */
+    Levels element(String list, String element) {
+      String[] within = Arrays.copyOf(path, path.length + 2);
+      within[path.length] = list;
+      within[path.length + 1] = element;
+      return new Levels(within, definition + 2, repetition + 1);
+    }
+
+    private String[] append(String child) {
+      String[] result = Arrays.copyOf(path, path.length + 1);
+      result[path.length] = child;
+      return result;
+    }
+  }
 }

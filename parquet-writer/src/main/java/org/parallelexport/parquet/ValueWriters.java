@@ -2,8 +2,10 @@
  * ValueWriters: the one place that maps a column's kind to its Parquet type and value writer.
  *
  * BatchSink.create calls it once per column, and it calls itself for the element of a LIST and
- * the fields of a STRUCT; the Parquet schema is the writers' types in column order. Every column is OPTIONAL because any PostgreSQL value may be NULL (a NOT NULL
- * constraint does not hold for a query's or view's output). The type table is DESIGN.md's; the
+ * the fields of a STRUCT, handing each node its schema path and levels (ValueWriter.Levels); the
+ * Parquet schema is the writers' types in column order. Every column is OPTIONAL because any
+ * PostgreSQL value may be NULL (a NOT NULL constraint does not hold for a query's or view's
+ * output). The type table is DESIGN.md's; the
  * last line throws for a kind code this side does not know, which means the C side is newer.
  */
 package org.parallelexport.parquet;
@@ -29,24 +31,31 @@ final class ValueWriters {
 
   private ValueWriters() {}
 
+  /** The writer of a top-level column. */
   static ValueWriter create(Column column) {
+    return create(column, ValueWriter.Levels.column(column.name));
+  }
+
+  private static ValueWriter create(Column column, ValueWriter.Levels levels) {
     String name = column.name;
     switch (column.kind) {
       case ColumnKind.BOOL:
-        return new BooleanValueWriter(column, Types.optional(BOOLEAN).named(name));
+        return new BooleanValueWriter(column, Types.optional(BOOLEAN).named(name), levels);
       case ColumnKind.INT16:
         return new Int16ValueWriter(
-            column, Types.optional(INT32).as(LogicalTypeAnnotation.intType(16, true)).named(name));
+            column,
+            Types.optional(INT32).as(LogicalTypeAnnotation.intType(16, true)).named(name),
+            levels);
       case ColumnKind.INT32:
-        return new Int32ValueWriter(column, Types.optional(INT32).named(name));
+        return new Int32ValueWriter(column, Types.optional(INT32).named(name), levels);
       case ColumnKind.INT64:
-        return new Int64ValueWriter(column, Types.optional(INT64).named(name));
+        return new Int64ValueWriter(column, Types.optional(INT64).named(name), levels);
       case ColumnKind.FLOAT32:
-        return new FloatValueWriter(column, Types.optional(FLOAT).named(name));
+        return new FloatValueWriter(column, Types.optional(FLOAT).named(name), levels);
       case ColumnKind.FLOAT64:
-        return new DoubleValueWriter(column, Types.optional(DOUBLE).named(name));
+        return new DoubleValueWriter(column, Types.optional(DOUBLE).named(name), levels);
       case ColumnKind.DECIMAL:
-        return new DecimalValueWriter(column, decimalType(column));
+        return new DecimalValueWriter(column, decimalType(column), levels);
       case ColumnKind.DECIMAL64:
         if (column.precision > MAX_INT64_DIGITS) {
           throw new IllegalArgumentException(
@@ -54,44 +63,54 @@ final class ValueWriters {
                   "column \"%s\": an unscaled int64 cannot hold DECIMAL(%d,%d)",
                   name, column.precision, column.scale));
         }
-        return new UnscaledDecimalValueWriter(column, decimalType(column));
+        return new UnscaledDecimalValueWriter(column, decimalType(column), levels);
       case ColumnKind.STRING:
         return new BinaryValueWriter(
-            column, Types.optional(BINARY).as(LogicalTypeAnnotation.stringType()).named(name));
+            column,
+            Types.optional(BINARY).as(LogicalTypeAnnotation.stringType()).named(name),
+            levels);
       case ColumnKind.JSON:
         return new BinaryValueWriter(
-            column, Types.optional(BINARY).as(LogicalTypeAnnotation.jsonType()).named(name));
+            column,
+            Types.optional(BINARY).as(LogicalTypeAnnotation.jsonType()).named(name),
+            levels);
       case ColumnKind.BYTES:
-        return new BinaryValueWriter(column, Types.optional(BINARY).named(name));
+        return new BinaryValueWriter(column, Types.optional(BINARY).named(name), levels);
       case ColumnKind.DATE:
         return new Int32ValueWriter(
-            column, Types.optional(INT32).as(LogicalTypeAnnotation.dateType()).named(name));
+            column, Types.optional(INT32).as(LogicalTypeAnnotation.dateType()).named(name), levels);
       case ColumnKind.TIME:
         return new Int64ValueWriter(
             column,
-            Types.optional(INT64).as(LogicalTypeAnnotation.timeType(false, MICROS)).named(name));
+            Types.optional(INT64).as(LogicalTypeAnnotation.timeType(false, MICROS)).named(name),
+            levels);
       case ColumnKind.TIMESTAMP:
         return new Int64ValueWriter(
             column,
             Types.optional(INT64)
                 .as(LogicalTypeAnnotation.timestampType(false, MICROS))
-                .named(name));
+                .named(name),
+            levels);
       case ColumnKind.TIMESTAMPTZ:
         return new Int64ValueWriter(
             column,
-            Types.optional(INT64)
-                .as(LogicalTypeAnnotation.timestampType(true, MICROS))
-                .named(name));
+            Types.optional(INT64).as(LogicalTypeAnnotation.timestampType(true, MICROS)).named(name),
+            levels);
       case ColumnKind.UINT32:
         return new Int32ValueWriter(
-            column, Types.optional(INT32).as(LogicalTypeAnnotation.intType(32, false)).named(name));
+            column,
+            Types.optional(INT32).as(LogicalTypeAnnotation.intType(32, false)).named(name),
+            levels);
       case ColumnKind.TIMETZ:
         return new Int64ValueWriter(
             column,
-            Types.optional(INT64).as(LogicalTypeAnnotation.timeType(true, MICROS)).named(name));
+            Types.optional(INT64).as(LogicalTypeAnnotation.timeType(true, MICROS)).named(name),
+            levels);
       case ColumnKind.ENUM:
         return new BinaryValueWriter(
-            column, Types.optional(BINARY).as(LogicalTypeAnnotation.enumType()).named(name));
+            column,
+            Types.optional(BINARY).as(LogicalTypeAnnotation.enumType()).named(name),
+            levels);
       case ColumnKind.INTERVAL:
         return new IntervalValueWriter(
             column,
@@ -102,7 +121,8 @@ final class ValueWriters {
                 .named(IntervalValueWriter.DAYS)
                 .required(INT64)
                 .named(IntervalValueWriter.MICROSECONDS)
-                .named(name));
+                .named(name),
+            levels);
       case ColumnKind.LIST:
         {
           if (column.children.size() != 1) {
@@ -111,7 +131,10 @@ final class ValueWriters {
                     "column \"%s\": a list needs one element node, not %d",
                     name, column.children.size()));
           }
-          ValueWriter element = create(column.children.get(0).labeled(column.label));
+          ValueWriter element =
+              create(
+                  column.children.get(0).labeled(column.label),
+                  levels.element(ListValueWriter.LIST, ListValueWriter.ELEMENT));
           return new ListValueWriter(
               column,
               Types.optionalGroup()
@@ -121,6 +144,7 @@ final class ValueWriters {
                           .addField(element.parquetType)
                           .named(ListValueWriter.LIST))
                   .named(name),
+              levels,
               element);
         }
       case ColumnKind.STRUCT:
@@ -133,10 +157,11 @@ final class ValueWriters {
           Types.GroupBuilder<GroupType> group = Types.optionalGroup();
           for (int i = 0; i < fields.length; i++) {
             Column field = column.children.get(i);
-            fields[i] = create(field.labeled(column.label + "." + field.name));
+            fields[i] =
+                create(field.labeled(column.label + "." + field.name), levels.field(field.name));
             group.addField(fields[i].parquetType);
           }
-          return new StructValueWriter(column, group.named(name), fields);
+          return new StructValueWriter(column, group.named(name), levels, fields);
         }
       case ColumnKind.UUID:
         return new UuidValueWriter(
@@ -144,7 +169,8 @@ final class ValueWriters {
             Types.optional(FIXED_LEN_BYTE_ARRAY)
                 .length(16)
                 .as(LogicalTypeAnnotation.uuidType())
-                .named(name));
+                .named(name),
+            levels);
       default:
         break;
     }

@@ -9,12 +9,11 @@
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.Type;
 
 abstract class VarWidthValueWriter extends ValueWriter {
-  VarWidthValueWriter(Column column, Type parquetType) {
-    super(column, parquetType);
+  VarWidthValueWriter(Column column, Type parquetType, Levels levels) {
+    super(column, parquetType, levels);
   }
 
   @Override
@@ -23,20 +22,20 @@ abstract class VarWidthValueWriter extends ValueWriter {
   }
 
   @Override
-  final void write(RecordConsumer consumer, ByteBuffer buffer, int row) {
+  final void write(ByteBuffer buffer, int row, int rep) {
     int slot = valueOffset + row * 8;
-    writeBytes(consumer, buffer, buffer.getInt(slot), buffer.getInt(slot + 4));
+    writeBytes(buffer, buffer.getInt(slot), buffer.getInt(slot + 4), rep);
   }
 
   @Override
-  final int writeNested(RecordConsumer consumer, ByteBuffer buffer, int pos) {
+  final int writeNested(ByteBuffer buffer, int pos, int rep) {
     int length = buffer.getInt(pos);
-    writeBytes(consumer, buffer, pos + 4, length);
+    writeBytes(buffer, pos + 4, length, rep);
     return pos + 4 + length;
   }
 
-  /** Adds the value whose {@code length} bytes start at {@code offset} in the buffer. */
-  abstract void writeBytes(RecordConsumer consumer, ByteBuffer buffer, int offset, int length);
+  /** Writes the value whose {@code length} bytes start at {@code offset} in the buffer. */
+  abstract void writeBytes(ByteBuffer buffer, int offset, int length, int rep);
 
   /** A nested payload must end exactly where its length says: anything else is a format bug. */
   final void checkEnd(String what, int end, int offset, int length) {

@@ -4,8 +4,9 @@
  * A worker's JVM spends most of a small export loading classes: parquet-java, the codecs, and the
  * shaded Jackson that writing a footer pulls in. `make install` runs this class once with
  * -XX:ArchiveClassesAtExit, so the archive holds every class a real part needs: it lays out a
- * batch the way the C side does, with one column of every kind and a NULL in each, and writes,
- * closes and deletes one part per codec through BatchSink, the same path a worker takes.
+ * batch the way the C side does, with one column of every kind (a list of integers and a struct
+ * of one integer among them, as nested payloads) and a NULL in each, and writes, closes and
+ * deletes one part per codec through BatchSink, the same path a worker takes.
  */
 package org.parallelexport.parquet;
 
@@ -18,7 +19,7 @@ import java.nio.file.Path;
 
 public final class Warmup {
   private static final int ROWS = 2;
-  // Every flat kind, and its bytes per row in the value area.
+  // Every kind, and its bytes per row in the value area.
   private static final int[] KINDS = {
     ColumnKind.BOOL,
     ColumnKind.INT16,
@@ -35,9 +36,20 @@ public final class Warmup {
     ColumnKind.TIMESTAMP,
     ColumnKind.TIMESTAMPTZ,
     ColumnKind.UUID,
-    ColumnKind.DECIMAL64
+    ColumnKind.DECIMAL64,
+    ColumnKind.INTERVAL,
+    ColumnKind.ENUM,
+    ColumnKind.TIMETZ,
+    ColumnKind.UINT32,
+    ColumnKind.LIST,
+    ColumnKind.STRUCT
   };
-  private static final int[] WIDTHS = {1, 2, 4, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 16, 8};
+  private static final int[] WIDTHS = {
+    1, 2, 4, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 16, 8, 16, 8, 8, 4, 8, 8
+  };
+  // The LIST's and the STRUCT's payloads: one element 7; one field 7 (native-endian int32s).
+  private static final int LIST_PAYLOAD = 9;
+  private static final int STRUCT_PAYLOAD = 5;
   private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
   private Warmup() {}
@@ -70,15 +82,37 @@ public final class Warmup {
     }
     ByteBuffer buffer = ByteBuffer.allocateDirect(at + 64).order(ByteOrder.nativeOrder());
     byte[] text = "12.50".getBytes(StandardCharsets.US_ASCII);
+    int list = at + text.length;
+    int struct = list + LIST_PAYLOAD;
     for (int c = 0; c < n; c++) {
       buffer.put(nulls[c], (byte) 0);
       buffer.put(nulls[c] + 1, (byte) 1);
-      if (isVar(KINDS[c])) {
+      if (KINDS[c] == ColumnKind.LIST) {
+        buffer.putInt(values[c], list).putInt(values[c] + 4, LIST_PAYLOAD);
+      } else if (KINDS[c] == ColumnKind.STRUCT) {
+        buffer.putInt(values[c], struct).putInt(values[c] + 4, STRUCT_PAYLOAD);
+      } else if (isVar(KINDS[c])) {
         buffer.putInt(values[c], at);
         buffer.putInt(values[c] + 4, text.length);
       }
     }
     buffer.put(at, text);
+    buffer.putInt(list, 1).put(list + 4, (byte) 0).putInt(list + 5, 7);
+    buffer.put(struct, (byte) 0).putInt(struct + 1, 7);
+    // Each column is a root node; the LIST and the STRUCT have one INT32 child each.
+    String[] nodeNames = new String[n + 2];
+    int[] nodeKinds = new int[n + 2];
+    int[] nodeChildren = new int[n + 2];
+    int node = 0;
+    for (int c = 0; c < n; c++) {
+      nodeNames[node] = names[c];
+      nodeKinds[node++] = KINDS[c];
+      if (KINDS[c] == ColumnKind.LIST || KINDS[c] == ColumnKind.STRUCT) {
+        nodeChildren[node - 1] = 1;
+        nodeNames[node] = KINDS[c] == ColumnKind.LIST ? ListValueWriter.ELEMENT : "f";
+        nodeKinds[node++] = ColumnKind.INT32;
+      }
+    }
 
     Path dir = Files.createTempDirectory("pep-warmup");
     try {
@@ -94,7 +128,12 @@ public final class Warmup {
                 nulls,
                 values,
                 buffer,
-                "compression=" + codec + "\n");
+                "compression=" + codec + "\n",
+                nodeNames,
+                nodeKinds,
+                new int[n + 2],
+                new int[n + 2],
+                nodeChildren);
         Path part = dir.resolve(codec + ".parquet");
         sink.openPart(part.toString());
         sink.writeBatch(ROWS);
@@ -108,6 +147,7 @@ public final class Warmup {
 
   private static boolean isVar(int kind) {
     return kind == ColumnKind.DECIMAL
+        || kind == ColumnKind.ENUM
         || kind == ColumnKind.STRING
         || kind == ColumnKind.JSON
         || kind == ColumnKind.BYTES;

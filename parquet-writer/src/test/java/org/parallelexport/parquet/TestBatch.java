@@ -35,7 +35,7 @@ final class TestBatch {
     }
     for (int c = 0; c < kinds.length; c++) {
       valueOffsets[c] = at;
-      at += capacity * (kinds[c] < WIDTH.length ? WIDTH[kinds[c]] : 8);
+      at += capacity * width(kinds[c]);
     }
     varStart = at;
     varPosition = at;
@@ -56,7 +56,22 @@ final class TestBatch {
 
   private int at(int c, int r) {
     buffer.put(nullOffsets[c] + r, (byte) 0);
-    return valueOffsets[c] + r * WIDTH[kinds[c]];
+    return valueOffsets[c] + r * width(kinds[c]);
+  }
+
+  /** Bytes per row in a kind's value area, as the C side lays it out. */
+  static int width(int kind) {
+    if (kind < WIDTH.length) {
+      return WIDTH[kind];
+    }
+    switch (kind) {
+      case ColumnKind.INTERVAL:
+        return 16;
+      case ColumnKind.UINT32:
+        return 4;
+      default:
+        return 8;
+    }
   }
 
   void setBool(int c, int r, boolean v) {
@@ -95,6 +110,13 @@ final class TestBatch {
     setBytes(c, r, v.getBytes(StandardCharsets.UTF_8));
   }
 
+  void setInterval(int c, int r, int months, int days, long micros) {
+    int slot = at(c, r);
+    buffer.putInt(slot, months);
+    buffer.putInt(slot + 4, days);
+    buffer.putLong(slot + 8, micros);
+  }
+
   void setUuid(int c, int r, UUID v) {
     int slot = at(c, r);
     buffer.putLong(slot, Long.reverseBytes(v.getMostSignificantBits()));
@@ -103,6 +125,21 @@ final class TestBatch {
       buffer.putLong(slot, v.getMostSignificantBits());
       buffer.putLong(slot + 8, v.getLeastSignificantBits());
     }
+  }
+
+  /** A sink over this batch for flat columns of these names and PostgreSQL types. */
+  BatchSink sink(String[] names, String[] pgTypes, String options) {
+    return BatchSink.create(
+        names,
+        kinds,
+        new int[kinds.length],
+        new int[kinds.length],
+        pgTypes,
+        capacity,
+        nullOffsets,
+        valueOffsets,
+        buffer,
+        options);
   }
 
   /** A larger buffer with the same layout and contents, as C builds when its var area grows. */

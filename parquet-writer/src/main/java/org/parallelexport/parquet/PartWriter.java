@@ -1,0 +1,207 @@
+/*
+ * PartWriter: one part file, written a column at a time through parquet-java's column writer API.
+ *
+ * This is what parquet-java's InternalParquetRecordWriter does for ParquetWriter, minus the
+ * record path: a ParquetFileWriter over the part's OutputFile (any OutputFile: a local file or
+ * an object-store upload), and per row group a ColumnChunkPageWriteStore (compressed pages, bloom
+ * filters) under a ColumnWriteStore (encoders, dictionaries and their fallback, statistics, page
+ * cuts), both from the sink's ParquetProperties. write() hands each column's ValueWriter a slice
+ * of the batch's rows, then ends the slice's records in the store, which cuts pages on its own.
+ *
+ * Row groups end as ParquetWriter ends them, checked more often: at row_group_rows rows exactly
+ * (a slice never crosses that count), or when the buffered row group is within two average rows
+ * of row_group_bytes, which is checked after every slice instead of every 100 to 10000 rows. A
+ * slice is also cut short so that the batch bytes of its rows (fixed widths plus var lengths)
+ * fit what is left of row_group_bytes, so one batch of wide rows (megabytes each) is split across
+ * row groups rather than buffered whole: a row group holds at most row_group_bytes plus one row,
+ * whatever the rows' width.
+ */
+package org.parallelexport.parquet;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.schema.MessageType;
+
+final class PartWriter {
+  // Becomes the file's "writer.model.name" key, as ParquetWriter names its WriteSupport's model.
+  static final String MODEL_NAME = "parallel_export_parquet";
+  // Rows per slice: the store cuts pages between slices, so this is how far past the point where
+  // ParquetWriter would have cut a page this writer may cut it.
+  static final int SLICE_ROWS = 128;
+
+  private final ValueWriter[] writers;
+  private final MessageType schema;
+  private final Map<String, String> metadata;
+  private final ParquetProperties properties;
+  private final BytesInputCompressor compressor;
+  private final long rowGroupBytes;
+  private final int rowGroupRows;
+  private final ParquetFileWriter file;
+  // Batch bytes per row of the fixed-width columns, and where the var-width columns' slots are.
+  private final long fixedRowBytes;
+  private final int[] varNulls;
+  private final int[] varSlots;
+
+  private ColumnChunkPageWriteStore pages;
+  private ColumnWriteStore columns;
+  private int groupRows;
+  // The store's buffered bytes after the last slice.
+  private long buffered;
+  private int rowGroupOrdinal;
+
+  PartWriter(
+      OutputFile out,
+      ValueWriter[] writers,
+      MessageType schema,
+      Map<String, String> metadata,
+      ParquetProperties properties,
+      BytesInputCompressor compressor,
+      SinkOptions options)
+      throws IOException {
+    this.writers = requireNonNull(writers, "writers is null");
+    this.schema = requireNonNull(schema, "schema is null");
+    this.metadata = requireNonNull(metadata, "metadata is null");
+    this.properties = requireNonNull(properties, "properties is null");
+    this.compressor = requireNonNull(compressor, "compressor is null");
+    this.rowGroupBytes = options.rowGroupBytes;
+    this.rowGroupRows = options.rowGroupRows;
+    long fixed = 0;
+    int vars = 0;
+    for (ValueWriter writer : writers) {
+      if (writer instanceof VarWidthValueWriter) {
+        vars++;
+      } else {
+        fixed += writer.valueWidth();
+      }
+    }
+    this.fixedRowBytes = fixed;
+    this.varNulls = new int[vars];
+    this.varSlots = new int[vars];
+    vars = 0;
+    for (ValueWriter writer : writers) {
+      if (writer instanceof VarWidthValueWriter) {
+        varNulls[vars] = writer.nullOffset;
+        varSlots[vars++] = writer.valueOffset;
+      }
+    }
+    this.file =
+        new ParquetFileWriter(
+            out,
+            schema,
+            ParquetFileWriter.Mode.CREATE,
+            rowGroupBytes,
+            ParquetWriter.MAX_PADDING_SIZE_DEFAULT,
+            null,
+            properties);
+    file.start();
+    startRowGroup();
+  }
+
+  /** Writes rows 0..rows-1 of the batch, ending row groups where they are full. */
+  void write(ByteBuffer buffer, int rows) throws IOException {
+    int from = 0;
+    while (from < rows) {
+      int to = sliceEnd(buffer, from, rows);
+      for (ValueWriter writer : writers) {
+        writer.writeRows(buffer, from, to);
+      }
+      ColumnWriteStore store = columns;
+      for (int row = from; row < to; row++) {
+        store.endRecord();
+      }
+      groupRows += to - from;
+      from = to;
+      buffered = store.getBufferedSize();
+      if (groupRows >= rowGroupRows || groupFull()) {
+        flushRowGroup();
+        startRowGroup();
+      }
+    }
+  }
+
+  /** Bytes the part will take: the row groups written so far plus the buffered one. */
+  long dataSize() throws IOException {
+    return file.getPos() + columns.getBufferedSize();
+  }
+
+  /** Writes the last row group and the footer, and closes the OutputFile's stream. */
+  void close() throws IOException {
+    flushRowGroup();
+    Map<String, String> footer = new HashMap<>(metadata);
+    footer.put(ParquetWriter.OBJECT_MODEL_NAME_PROP, MODEL_NAME);
+    file.end(footer);
+  }
+
+  private void startRowGroup() {
+    pages =
+        ColumnChunkPageWriteStore.builder()
+            .withCompressorProvider(column -> compressor)
+            .withSchema(schema)
+            .withAllocator(properties.getAllocator())
+            .withColumnIndexTruncateLength(properties.getColumnIndexTruncateLength())
+            .withPageWriteChecksumEnabled(properties.getPageWriteChecksumEnabled())
+            .withRowGroupOrdinal(rowGroupOrdinal)
+            .build();
+    columns = properties.newColumnWriteStore(schema, pages, pages);
+    for (ValueWriter writer : writers) {
+      writer.bind(columns, schema);
+    }
+    groupRows = 0;
+    buffered = 0;
+  }
+
+  private void flushRowGroup() throws IOException {
+    try {
+      if (groupRows > 0) {
+        rowGroupOrdinal++;
+        file.startBlock(groupRows);
+        columns.flush();
+        pages.flushToFileWriter(file);
+        file.endBlock();
+      }
+    } finally {
+      // Gives the encoders' and the pages' buffers back to the allocator.
+      columns.close();
+      pages.close();
+    }
+  }
+
+  /** ParquetWriter's test: the row group is within about two rows of row_group_bytes. */
+  private boolean groupFull() {
+    return buffered > rowGroupBytes - 2 * (buffered / groupRows);
+  }
+
+  /**
+   * The end of the next slice from {@code from}: at most SLICE_ROWS rows, no further than the row
+   * group's row limit, and no more rows than the row group's remaining bytes hold (always one at
+   * least).
+   */
+  private int sliceEnd(ByteBuffer buffer, int from, int rows) {
+    int end = Math.min(rows, from + Math.min(SLICE_ROWS, rowGroupRows - groupRows));
+    long room = rowGroupBytes - buffered;
+    long bytes = 0;
+    for (int row = from; row < end; row++) {
+      bytes += fixedRowBytes;
+      for (int v = 0; v < varSlots.length; v++) {
+        if (buffer.get(varNulls[v] + row) == 0) {
+          bytes += buffer.getInt(varSlots[v] + row * 8 + 4);
+        }
+      }
+      if (bytes > room && row > from) {
+        return row;
+      }
+    }
+    return end;
+  }
+}
