@@ -74,13 +74,13 @@ public final class S3Session implements AutoCloseable {
   private final ThreadPoolExecutor pool;
 
   public S3Session(S3Settings settings) {
+    this(settings, httpClient());
+  }
+
+  /** A session that sends its requests through {@code httpClient}, which it closes. */
+  S3Session(S3Settings settings, SdkHttpClient httpClient) {
     this.settings = requireNonNull(settings, "settings is null");
     this.pool = startPool(settings.uploadsInFlight + 1);
-    SdkHttpClient httpClient =
-        UrlConnectionHttpClient.builder()
-            .connectionTimeout(Duration.ofSeconds(10))
-            .socketTimeout(Duration.ofSeconds(60))
-            .build();
     try {
       this.client = buildClient(settings, httpClient);
     } catch (RuntimeException e) {
@@ -322,6 +322,13 @@ public final class S3Session implements AutoCloseable {
       }
       throw new IOException(cause);
     }
+  }
+
+  static SdkHttpClient httpClient() {
+    return UrlConnectionHttpClient.builder()
+        .connectionTimeout(Duration.ofSeconds(10))
+        .socketTimeout(Duration.ofSeconds(60))
+        .build();
   }
 
   private static ThreadPoolExecutor startPool(int threads) {
