@@ -6,7 +6,9 @@
  * stream sees parquet-java's real write pattern. What was uploaded is checked where a reader would
  * see it: ListObjectsV2 and ListMultipartUploads through the S3 API, and the object's file in
  * S3Proxy's folder, read by DuckDB. Each case asserts its premise (the upload really had several
- * parts; the upload really was pending before the abort).
+ * parts; the upload really was pending before the abort; failures really were injected).
+ * Transient failures come from a wrapper around the real transport, persistent ones from the
+ * server itself (a missing bucket, a wrong secret).
  */
 package org.parallelexport.parquet.s3;
 
@@ -20,6 +22,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -30,9 +33,11 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.SchemaElement;
@@ -47,6 +52,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.parallelexport.parquet.CreatedByStamp;
+import software.amazon.awssdk.http.AbortableInputStream;
+import software.amazon.awssdk.http.ExecutableHttpRequest;
+import software.amazon.awssdk.http.HttpExecuteRequest;
+import software.amazon.awssdk.http.HttpExecuteResponse;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.SdkHttpResponse;
 
 class MultipartOutputFileIT {
   private static final String BUCKET = "lake";
@@ -58,6 +69,7 @@ class MultipartOutputFileIT {
   private static Path dir;
   private static Path data;
   private static S3Session session;
+  private static final Map<String, String> env = new HashMap<>();
 
   @BeforeAll
   static void startServer() throws Exception {
@@ -67,24 +79,29 @@ class MultipartOutputFileIT {
       port = probe.getLocalPort();
     }
     script("start", dir.toString(), Integer.toString(port), BUCKET);
-    Map<String, String> env = new HashMap<>();
     for (String line : Files.readAllLines(dir.resolve("s3proxy.env"))) {
       int eq = line.indexOf('=');
       env.put(line.substring(0, eq), line.substring(eq + 1));
     }
     data = Path.of(env.get("PEP_S3_DATA"));
-    session =
-        new S3Session(
-            S3Settings.parse(
-                "endpoint="
-                    + env.get("PEP_S3_ENDPOINT")
-                    + "\naccess_key_id="
-                    + env.get("PEP_S3_IDENTITY")
-                    + "\nsecret_access_key="
-                    + env.get("PEP_S3_CREDENTIAL")
-                    + "\npart_size="
-                    + S3Settings.MIN_PART_BYTES
-                    + "\n"));
+    session = new S3Session(settings(""));
+  }
+
+  /** Settings for the test server; {@code extra} lines replace the defaults they name. */
+  private static S3Settings settings(String extra) {
+    Map<String, String> lines = new LinkedHashMap<>();
+    lines.put("endpoint", env.get("PEP_S3_ENDPOINT"));
+    lines.put("access_key_id", env.get("PEP_S3_IDENTITY"));
+    lines.put("secret_access_key", env.get("PEP_S3_CREDENTIAL"));
+    lines.put("part_size", Integer.toString(S3Settings.MIN_PART_BYTES));
+    for (String line : extra.split("\n")) {
+      if (!line.isEmpty()) {
+        lines.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+      }
+    }
+    StringBuilder text = new StringBuilder();
+    lines.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    return S3Settings.parse(text.toString());
   }
 
   @AfterAll
@@ -196,6 +213,39 @@ class MultipartOutputFileIT {
     assertEquals(STAMP.createdBy(), written.getCreated_by());
   }
 
+  /**
+   * Every other request fails as a reset connection would and every third part upload gets a 503:
+   * the standard retry strategy absorbs both, and the file still completes and reads back.
+   */
+  @Test
+  void transientFailuresAreRetried() throws Exception {
+    Flaky flaky = new Flaky(S3Session.httpClient());
+    String key = "flaky/part-0.parquet";
+    try (S3Session retrying = new S3Session(settings(""), flaky)) {
+      MultipartOutputFile file = new MultipartOutputFile(retrying, BUCKET, key, STAMP);
+      write(file, 700_000);
+      file.pending().complete(retrying);
+    }
+    assertTrue(flaky.failed.get() >= 3, "premise: failures were injected: " + flaky.failed);
+    assertReadsBack(data.resolve(BUCKET).resolve(key), 700_000);
+  }
+
+  @Test
+  void persistentFailuresNameBucketAndCause() throws Exception {
+    S3Failure missing = assertThrows(S3Failure.class, () -> session.probe("no-such-bucket"));
+    assertTrue(missing.getMessage().contains("bucket \"no-such-bucket\""), missing.getMessage());
+    assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
+
+    try (S3Session wrong = new S3Session(settings("secret_access_key=wrong-secret\n"))) {
+      S3Failure denied =
+          assertThrows(S3Failure.class, () -> wrong.createUpload(BUCKET, "denied/part-0.parquet"));
+      assertEquals(403, denied.status());
+      assertTrue(denied.getMessage().contains("access denied"), denied.getMessage());
+      assertFalse(denied.getMessage().contains("wrong-secret"), denied.getMessage());
+      assertFalse(denied.getMessage().contains(env.get("PEP_S3_CREDENTIAL")), denied.getMessage());
+    }
+  }
+
   private static void write(MultipartOutputFile file, long rows) throws IOException {
     SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
     Random random = new Random(rows);
@@ -241,5 +291,49 @@ class MultipartOutputFileIT {
     System.arraycopy(args, 0, command, 1, args.length);
     Process p = new ProcessBuilder(command).inheritIO().start();
     assertEquals(0, p.waitFor(), String.join(" ", command));
+  }
+
+  /** Wraps the real transport: every other request fails, alternately reset and 503. */
+  private static final class Flaky implements SdkHttpClient {
+    private final SdkHttpClient real;
+    private final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger failed = new AtomicInteger();
+
+    Flaky(SdkHttpClient real) {
+      this.real = real;
+    }
+
+    @Override
+    public ExecutableHttpRequest prepareRequest(HttpExecuteRequest request) {
+      int n = requests.incrementAndGet();
+      if (n % 2 == 1) {
+        return real.prepareRequest(request);
+      }
+      failed.incrementAndGet();
+      return new ExecutableHttpRequest() {
+        @Override
+        public HttpExecuteResponse call() throws IOException {
+          if (n % 4 == 0) {
+            throw new SocketException("Connection reset");
+          }
+          return HttpExecuteResponse.builder()
+              .response(SdkHttpResponse.builder().statusCode(503).build())
+              .responseBody(
+                  AbortableInputStream.create(
+                      new ByteArrayInputStream(
+                          "<Error><Code>SlowDown</Code><Message>busy</Message></Error>"
+                              .getBytes())))
+              .build();
+        }
+
+        @Override
+        public void abort() {}
+      };
+    }
+
+    @Override
+    public void close() {
+      real.close();
+    }
   }
 }
