@@ -271,6 +271,8 @@ public final class MultipartOutputFile implements OutputFile {
                 + " bytes); raise the part size");
       }
       int head = (int) (footerStart - lastStart);
+      // Nothing is in flight now; spare buffers go before the copy, so the bound above holds.
+      free.clear();
       byte[] body = Arrays.copyOf(last, head + tail.length);
       System.arraycopy(tail, 0, body, head, tail.length);
       done.add(
