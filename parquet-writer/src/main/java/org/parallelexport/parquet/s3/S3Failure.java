@@ -86,6 +86,9 @@ public final class S3Failure extends IOException {
     if (status == 404) {
       return "not found";
     }
+    if (status == 501) {
+      return "the object store does not implement this request";
+    }
     if (status >= 500 || "SlowDown".equals(code)) {
       return "the object store kept failing or throttling after every retry";
     }

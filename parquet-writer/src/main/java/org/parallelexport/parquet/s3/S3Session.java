@@ -46,18 +46,19 @@ import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
-import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
-import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
-import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
@@ -65,8 +66,6 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 public final class S3Session implements AutoCloseable {
   // The region S3-compatible servers expect when neither the call nor the chain names one.
   private static final Region FALLBACK_REGION = Region.US_EAST_1;
-  // DeleteObjects takes at most this many keys per request.
-  private static final int DELETE_BATCH = 1000;
 
   private final S3Settings settings;
   private final SdkHttpClient http;
@@ -196,9 +195,6 @@ public final class S3Session implements AutoCloseable {
             for (S3Object object : page.contents()) {
               keys.add(object.key());
             }
-            for (CommonPrefix common : page.commonPrefixes()) {
-              keys.add(common.prefix());
-            }
             token = page.isTruncated() ? page.nextContinuationToken() : null;
           } while (token != null && keys.size() < limit);
           return keys;
@@ -232,28 +228,37 @@ public final class S3Session implements AutoCloseable {
         });
   }
 
-  /** Deletes these keys; a key that does not exist counts as deleted. */
+  /**
+   * Deletes these keys, several at a time; a key that does not exist counts as deleted. One
+   * DeleteObject per key rather than DeleteObjects, which S3 makes carry a body checksum that the
+   * SDK now sends as x-amz-checksum-crc32, a header S3Proxy and other S3-compatible servers answer
+   * with 501 Not Implemented; an export has few objects.
+   */
   public void delete(String bucket, List<String> keys) throws IOException {
-    for (int from = 0; from < keys.size(); from += DELETE_BATCH) {
-      List<ObjectIdentifier> batch = new ArrayList<>();
-      for (String key : keys.subList(from, Math.min(keys.size(), from + DELETE_BATCH))) {
-        batch.add(ObjectIdentifier.builder().key(key).build());
+    List<Future<Object>> deletes = new ArrayList<>();
+    for (String key : keys) {
+      deletes.add(
+          pool.submit(
+              () -> {
+                try {
+                  return client.deleteObject(b -> b.bucket(bucket).key(key));
+                } catch (SdkException e) {
+                  throw S3Failure.of(bucket, key, e);
+                }
+              }));
+    }
+    IOException first = null;
+    for (Future<Object> delete : deletes) {
+      try {
+        get(delete);
+      } catch (IOException e) {
+        if (first == null) {
+          first = e;
+        }
       }
-      Delete delete = Delete.builder().objects(batch).quiet(true).build();
-      run(
-          bucket,
-          null,
-          () -> {
-            var response = client.deleteObjects(b -> b.bucket(bucket).delete(delete));
-            if (!response.errors().isEmpty()) {
-              var error = response.errors().get(0);
-              throw S3Exception.builder()
-                  .message("could not delete " + error.key() + ": " + error.message())
-                  .statusCode(500)
-                  .build();
-            }
-            return null;
-          });
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
@@ -397,12 +402,26 @@ public final class S3Session implements AutoCloseable {
     if (settings.region != null) {
       return Region.of(settings.region);
     }
-    try {
-      DefaultAwsRegionProviderChain.Builder chain = DefaultAwsRegionProviderChain.builder();
+    // An S3-compatible endpoint has no EC2 metadata service behind it: asking would only wait
+    // for a connection timeout. AWS itself gets the whole chain.
+    AwsRegionProvider chain;
+    if (endpoint != null) {
+      chain =
+          new AwsRegionProviderChain(
+              new SystemSettingsRegionProvider(),
+              settings.profile == null
+                  ? new AwsProfileRegionProvider()
+                  : new AwsProfileRegionProvider(
+                      ProfileFile::defaultProfileFile, settings.profile));
+    } else {
+      DefaultAwsRegionProviderChain.Builder full = DefaultAwsRegionProviderChain.builder();
       if (settings.profile != null) {
-        chain.profileName(settings.profile);
+        full.profileName(settings.profile);
       }
-      return chain.build().getRegion();
+      chain = full.build();
+    }
+    try {
+      return chain.getRegion();
     } catch (SdkException e) {
       if (endpoint != null) {
         return FALLBACK_REGION;

@@ -114,8 +114,6 @@ public final class S3Warmup {
         body =
             "<CompleteMultipartUploadResult><Bucket>warmup</Bucket><Key>k</Key>"
                 + "<ETag>\"e\"</ETag></CompleteMultipartUploadResult>";
-      } else if (query.containsKey("uploadId") && method.equals("DELETE")) {
-        status = 204;
       } else if (query.containsKey("list-type")) {
         body =
             "<ListBucketResult><Name>warmup</Name><KeyCount>0</KeyCount><MaxKeys>10</MaxKeys>"
@@ -124,8 +122,8 @@ public final class S3Warmup {
         body =
             "<ListMultipartUploadsResult><Bucket>warmup</Bucket><IsTruncated>false</IsTruncated>"
                 + "</ListMultipartUploadsResult>";
-      } else if (query.containsKey("delete")) {
-        body = "<DeleteResult></DeleteResult>";
+      } else if (method.equals("DELETE")) {
+        status = 204;
       } else if (method.equals("GET") && http.encodedPath().endsWith("/missing")) {
         status = 404;
         body = "<Error><Code>NoSuchKey</Code><Message>none</Message></Error>";

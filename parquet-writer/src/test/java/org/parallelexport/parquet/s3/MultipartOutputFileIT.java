@@ -25,6 +25,7 @@ import java.net.ServerSocket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -36,6 +37,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
@@ -144,6 +146,16 @@ class MultipartOutputFileIT {
     assertTrue(pending.size() < S3Settings.MIN_PART_BYTES);
     pending.complete(session);
     assertReadsBack(data.resolve(BUCKET).resolve(key), 3);
+  }
+
+  @Test
+  void manifestPutGetAndDelete() throws Exception {
+    byte[] manifest = "{\"rows\": 3}".getBytes(StandardCharsets.UTF_8);
+    session.put(BUCKET, "manifest/_SUCCESS", manifest, "application/json");
+    assertArrayEquals(manifest, session.get(BUCKET, "manifest/_SUCCESS").orElseThrow());
+    assertEquals(Optional.empty(), session.get(BUCKET, "manifest/missing"));
+    session.delete(BUCKET, List.of("manifest/_SUCCESS", "manifest/missing"));
+    assertEquals(List.of(), session.listKeys(BUCKET, "manifest/", 10));
   }
 
   @Test
