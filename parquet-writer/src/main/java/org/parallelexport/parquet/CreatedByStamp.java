@@ -22,10 +22,10 @@ import org.apache.parquet.Version;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;
 
-final class CreatedByStamp {
+public final class CreatedByStamp {
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
   // Footer length (4 bytes, little-endian) and the magic end every Parquet file.
-  private static final int TAIL_BYTES = 8;
+  public static final int TAIL_BYTES = 8;
 
   private final String createdBy;
 
@@ -33,7 +33,7 @@ final class CreatedByStamp {
    * A stamp naming the writer {@code extension}, "application version" as the C side sends it
    * (option created_by_extension), with parquet-java as its build.
    */
-  CreatedByStamp(String extension) {
+  public CreatedByStamp(String extension) {
     int space = extension.lastIndexOf(' ');
     if (space <= 0 || space == extension.length() - 1) {
       throw new IllegalArgumentException(
@@ -48,7 +48,7 @@ final class CreatedByStamp {
             + ")";
   }
 
-  String createdBy() {
+  public String createdBy() {
     return createdBy;
   }
 
@@ -77,31 +77,50 @@ final class CreatedByStamp {
   long apply(FileChannel channel, long size) throws IOException {
     ByteBuffer tail = ByteBuffer.allocate(TAIL_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     readFully(channel, tail, size - TAIL_BYTES);
-    int footerLength = tail.getInt(0);
-    if (!tail.slice(4, 4).equals(ByteBuffer.wrap(MAGIC))
-        || footerLength <= 0
-        || footerLength > size - TAIL_BYTES - MAGIC.length) {
-      throw new IOException("not a complete Parquet file: bad footer length or magic");
-    }
-    long footerStart = size - TAIL_BYTES - footerLength;
-    ByteBuffer footer = ByteBuffer.allocate(footerLength);
+    long footerStart = footerStart(tail.array(), size);
+    ByteBuffer footer = ByteBuffer.allocate((int) (size - TAIL_BYTES - footerStart));
     readFully(channel, footer, footerStart);
 
-    FileMetaData metadata = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
-    metadata.setCreated_by(createdBy);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(footerLength + 64);
-    Util.writeFileMetaData(metadata, out);
-    byte[] rewritten = out.toByteArray();
-
-    ByteBuffer replacement =
-        ByteBuffer.allocate(rewritten.length + TAIL_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    replacement.put(rewritten).putInt(rewritten.length).put(MAGIC).flip();
+    ByteBuffer replacement = ByteBuffer.wrap(restampedTail(footer.array()));
     long at = footerStart;
     while (replacement.hasRemaining()) {
       at += channel.write(replacement, at);
     }
     channel.truncate(at);
     return at;
+  }
+
+  /**
+   * The bytes that replace a finished file's tail from the start of its footer: {@code footer} (the
+   * Thrift FileMetaData, without length and magic) with this created_by, its length and the magic.
+   */
+  public byte[] restampedTail(byte[] footer) throws IOException {
+    FileMetaData metadata = Util.readFileMetaData(new ByteArrayInputStream(footer));
+    metadata.setCreated_by(createdBy);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(footer.length + 64);
+    Util.writeFileMetaData(metadata, out);
+    byte[] rewritten = out.toByteArray();
+    return ByteBuffer.allocate(rewritten.length + TAIL_BYTES)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .put(rewritten)
+        .putInt(rewritten.length)
+        .put(MAGIC)
+        .array();
+  }
+
+  /**
+   * Where the footer starts in a finished file of {@code size} bytes whose last 8 bytes are {@code
+   * tail}; throws if the tail is not a Parquet file's.
+   */
+  public static long footerStart(byte[] tail, long size) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN);
+    int footerLength = b.getInt(0);
+    if (!b.slice(4, 4).equals(ByteBuffer.wrap(MAGIC))
+        || footerLength <= 0
+        || footerLength > size - TAIL_BYTES - MAGIC.length) {
+      throw new IOException("not a complete Parquet file: bad footer length or magic");
+    }
+    return size - TAIL_BYTES - footerLength;
   }
 
   private static void readFully(FileChannel channel, ByteBuffer buffer, long position)

@@ -9,11 +9,7 @@
  */
 package org.parallelexport.parquet;
 
-import static java.util.Objects.requireNonNull;
-
-import java.util.HashSet;
 import java.util.Locale;
-import java.util.Set;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
@@ -35,24 +31,8 @@ final class SinkOptions {
   int faultAfterBatches;
 
   static SinkOptions parse(String text) {
-    requireNonNull(text, "options is null");
     SinkOptions options = new SinkOptions();
-    Set<String> seen = new HashSet<>();
-    for (String line : text.split("\n", -1)) {
-      if (line.isBlank()) {
-        continue;
-      }
-      int eq = line.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("option is not key=value: " + line);
-      }
-      String key = line.substring(0, eq).trim();
-      String value = line.substring(eq + 1).trim();
-      if (!seen.add(key)) {
-        throw new IllegalArgumentException("option given twice: " + key);
-      }
-      options.set(key, value);
-    }
+    KeyValueLines.parse(text, "option", true, options::set);
     return options;
   }
 

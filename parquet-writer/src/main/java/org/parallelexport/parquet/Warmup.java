@@ -6,7 +6,9 @@
  * -XX:ArchiveClassesAtExit, so the archive holds every class a real part needs: it lays out a
  * batch the way the C side does, with one column of every kind (a list of integers and a struct
  * of one integer among them, as nested payloads) and a NULL in each, and writes, closes and
- * deletes one part per codec through BatchSink, the same path a worker takes.
+ * deletes one part per codec through BatchSink, the same path a worker takes. One of the parts is
+ * also uploaded through the object-store client to an in-process stand-in for S3 (S3Warmup), so
+ * an s3:// export starts as fast without any network here.
  */
 package org.parallelexport.parquet;
 
@@ -16,6 +18,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.parallelexport.parquet.s3.S3Warmup;
 
 public final class Warmup {
   private static final int ROWS = 2;
@@ -138,6 +141,10 @@ public final class Warmup {
         sink.openPart(part.toString());
         sink.writeBatch(ROWS);
         sink.closePart();
+        if (codec.equals("snappy")) {
+          S3Warmup.train(
+              part, new CreatedByStamp("parallel_export_parquet " + BatchSink.WRITER_VERSION));
+        }
         Files.delete(part);
       }
     } finally {

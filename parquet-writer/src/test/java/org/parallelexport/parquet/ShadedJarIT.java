@@ -1,7 +1,8 @@
 /*
  * ShadedJarIT: proves that target/parallel_export_parquet.jar is all a worker's JVM needs.
  *
- * Runs after the package phase (failsafe): checks that the jar holds no Hadoop class, starts
+ * Runs after the package phase (failsafe): checks that the jar holds no Hadoop class and one HTTP
+ * transport for S3 (the JDK's, not Netty's or Apache's), starts
  * ShadedJarSmoke in a new JVM with only the jar and the test classes on its class path and
  * -verbose:class, checks that no org.apache.hadoop class was even attempted, and reads every part
  * the smoke wrote with parquet-java's own Hadoop-based reader.
@@ -36,6 +37,22 @@ class ShadedJarIT {
           jar.stream().anyMatch(e -> e.getName().startsWith("org/apache/hadoop/")),
           "Hadoop classes in " + JAR);
       assertTrue(jar.getEntry("org/parallelexport/parquet/BatchSink.class") != null);
+    }
+  }
+
+  @Test
+  void jarHasOneHttpTransport() throws Exception {
+    try (JarFile jar = new JarFile(JAR.toFile())) {
+      assertTrue(
+          jar.getEntry("software/amazon/awssdk/http/urlconnection/UrlConnectionHttpClient.class")
+              != null);
+      for (String heavy :
+          new String[] {
+            "io/netty/", "org/apache/http/", "org/apache/hc/", "software/amazon/awssdk/crt/"
+          }) {
+        assertFalse(
+            jar.stream().anyMatch(e -> e.getName().startsWith(heavy)), heavy + " in " + JAR);
+      }
     }
   }
 

@@ -1,0 +1,459 @@
+/*
+ * S3Session: one worker's S3 client and the few threads that talk to the object store.
+ *
+ * The worker's main thread is a PostgreSQL backend with PostgreSQL's signal handlers. A thread
+ * inherits its creator's signal mask, so every thread that could ever run here is started in the
+ * constructor (the upload pool, prestarted, and the SDK's timeout scheduler, created with the
+ * client), which the C side calls with PostgreSQL's signals blocked; after that, every request,
+ * the main thread's included, runs on the pool, so that lazily created JDK threads (the HTTP
+ * keep-alive timer) are born there too. The main thread only waits.
+ *
+ * Transient failures (HTTP 5xx, throttling, a reset or refused connection, a timeout) are retried
+ * by the SDK's standard retry strategy with exponential backoff and jitter, up to max_attempts
+ * attempts; what is left is a persistent failure, which S3Failure turns into a message naming the
+ * bucket and the cause.
+ */
+package org.parallelexport.parquet.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.profiles.ProfileFile;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
+
+public final class S3Session implements AutoCloseable {
+  // The region S3-compatible servers expect when neither the call nor the chain names one.
+  private static final Region FALLBACK_REGION = Region.US_EAST_1;
+
+  private final S3Settings settings;
+  private final SdkHttpClient http;
+  private final S3Client client;
+  private final ThreadPoolExecutor pool;
+
+  public S3Session(S3Settings settings) {
+    this(settings, httpClient());
+  }
+
+  /** A session that sends its requests through {@code httpClient}, which it closes. */
+  S3Session(S3Settings settings, SdkHttpClient httpClient) {
+    this.settings = requireNonNull(settings, "settings is null");
+    this.pool = startPool(settings.uploadsInFlight + 1);
+    try {
+      this.client = buildClient(settings, httpClient);
+    } catch (RuntimeException e) {
+      httpClient.close();
+      pool.shutdownNow();
+      throw e;
+    }
+    this.http = httpClient;
+  }
+
+  public S3Settings settings() {
+    return settings;
+  }
+
+  /** Checks up front that the bucket exists and these credentials reach it. */
+  public void probe(String bucket) throws IOException {
+    run(bucket, null, () -> client.headBucket(b -> b.bucket(bucket)));
+  }
+
+  /** Starts a multipart upload of {@code key}; returns its upload id. */
+  public String createUpload(String bucket, String key) throws IOException {
+    return run(
+        bucket,
+        key,
+        () ->
+            client
+                .createMultipartUpload(
+                    b -> b.bucket(bucket).key(key).contentType("application/vnd.apache.parquet"))
+                .uploadId());
+  }
+
+  /** Starts uploading bytes 0..length-1 of {@code data} as part {@code number}; does not wait. */
+  Future<CompletedPart> uploadPart(
+      String bucket, String key, String uploadId, int number, byte[] data, int length) {
+    return pool.submit(
+        () -> {
+          try {
+            UploadPartResponse response =
+                client.uploadPart(
+                    b ->
+                        b.bucket(bucket)
+                            .key(key)
+                            .uploadId(uploadId)
+                            .partNumber(number)
+                            .contentLength((long) length),
+                    RequestBody.fromContentProvider(
+                        () -> new ByteArrayInputStream(data, 0, length),
+                        length,
+                        "application/octet-stream"));
+            return CompletedPart.builder().partNumber(number).eTag(response.eTag()).build();
+          } catch (SdkException e) {
+            throw S3Failure.of(bucket, key, e);
+          }
+        });
+  }
+
+  /** Waits for a part started by uploadPart; failures as from any other call. */
+  static CompletedPart await(Future<CompletedPart> part) throws IOException {
+    return get(part);
+  }
+
+  /** Makes the upload's object visible under its key. */
+  public void complete(String bucket, String key, String uploadId, List<CompletedPart> parts)
+      throws IOException {
+    run(
+        bucket,
+        key,
+        () ->
+            client.completeMultipartUpload(
+                b ->
+                    b.bucket(bucket)
+                        .key(key)
+                        .uploadId(uploadId)
+                        .multipartUpload(m -> m.parts(parts))));
+  }
+
+  /** Aborts a pending upload; an upload that no longer exists counts as aborted. */
+  public void abort(String bucket, String key, String uploadId) throws IOException {
+    run(
+        bucket,
+        key,
+        () -> {
+          try {
+            client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+          } catch (NoSuchUploadException e) {
+            // Already aborted or completed: nothing of it is pending any more.
+          } catch (S3Exception e) {
+            if (e.statusCode() != 404) {
+              throw e;
+            }
+          }
+          return null;
+        });
+  }
+
+  /** Up to {@code limit} keys under {@code prefix}, in key order. */
+  public List<String> listKeys(String bucket, String prefix, int limit) throws IOException {
+    return run(
+        bucket,
+        null,
+        () -> {
+          List<String> keys = new ArrayList<>();
+          String token = null;
+          do {
+            String from = token;
+            ListObjectsV2Response page =
+                client.listObjectsV2(
+                    b ->
+                        b.bucket(bucket)
+                            .prefix(prefix)
+                            .continuationToken(from)
+                            .maxKeys(Math.min(1000, limit - keys.size())));
+            for (S3Object object : page.contents()) {
+              keys.add(object.key());
+            }
+            token = page.isTruncated() ? page.nextContinuationToken() : null;
+          } while (token != null && keys.size() < limit);
+          return keys;
+        });
+  }
+
+  /** Pending multipart uploads under {@code prefix}, as {key, uploadId} pairs. */
+  public List<String[]> listUploads(String bucket, String prefix) throws IOException {
+    return run(
+        bucket,
+        null,
+        () -> {
+          List<String[]> uploads = new ArrayList<>();
+          String keyMarker = null;
+          String idMarker = null;
+          boolean more;
+          do {
+            String k = keyMarker;
+            String u = idMarker;
+            ListMultipartUploadsResponse page =
+                client.listMultipartUploads(
+                    b -> b.bucket(bucket).prefix(prefix).keyMarker(k).uploadIdMarker(u));
+            for (MultipartUpload upload : page.uploads()) {
+              uploads.add(new String[] {upload.key(), upload.uploadId()});
+            }
+            more = Boolean.TRUE.equals(page.isTruncated());
+            keyMarker = page.nextKeyMarker();
+            idMarker = page.nextUploadIdMarker();
+          } while (more);
+          return uploads;
+        });
+  }
+
+  /**
+   * Deletes these keys, several at a time; a key that does not exist counts as deleted. One
+   * DeleteObject per key rather than DeleteObjects, which S3 makes carry a body checksum that the
+   * SDK now sends as x-amz-checksum-crc32, a header S3Proxy and other S3-compatible servers answer
+   * with 501 Not Implemented; an export has few objects.
+   */
+  public void delete(String bucket, List<String> keys) throws IOException {
+    List<Future<Object>> deletes = new ArrayList<>();
+    for (String key : keys) {
+      deletes.add(
+          pool.submit(
+              () -> {
+                try {
+                  return client.deleteObject(b -> b.bucket(bucket).key(key));
+                } catch (SdkException e) {
+                  throw S3Failure.of(bucket, key, e);
+                }
+              }));
+    }
+    IOException first = null;
+    for (Future<Object> delete : deletes) {
+      try {
+        get(delete);
+      } catch (IOException e) {
+        if (first == null) {
+          first = e;
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  /** Writes a small object in one request (the _SUCCESS manifest). */
+  public void put(String bucket, String key, byte[] data, String contentType) throws IOException {
+    run(
+        bucket,
+        key,
+        () ->
+            client.putObject(
+                b -> b.bucket(bucket).key(key).contentType(contentType),
+                RequestBody.fromBytes(data)));
+  }
+
+  /** A small object's bytes, or empty if there is no such key. */
+  public Optional<byte[]> get(String bucket, String key) throws IOException {
+    return run(
+        bucket,
+        key,
+        () -> {
+          try {
+            return Optional.of(
+                client.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
+          } catch (NoSuchKeyException e) {
+            return Optional.empty();
+          }
+        });
+  }
+
+  @Override
+  public void close() {
+    pool.shutdownNow();
+    client.close();
+    http.close();
+  }
+
+  private <T> T run(String bucket, String key, Callable<T> call) throws IOException {
+    return get(
+        pool.submit(
+            () -> {
+              try {
+                return call.call();
+              } catch (SdkException e) {
+                throw S3Failure.of(bucket, key, e);
+              }
+            }));
+  }
+
+  private static <T> T get(Future<T> future) throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for the object store");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new IOException(cause);
+    }
+  }
+
+  static SdkHttpClient httpClient() {
+    return UrlConnectionHttpClient.builder()
+        .connectionTimeout(Duration.ofSeconds(10))
+        .socketTimeout(Duration.ofSeconds(60))
+        .build();
+  }
+
+  private static ThreadPoolExecutor startPool(int threads) {
+    AtomicInteger count = new AtomicInteger();
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "pep-s3-" + count.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    pool.prestartAllCoreThreads();
+    return pool;
+  }
+
+  private static S3Client buildClient(S3Settings settings, SdkHttpClient httpClient) {
+    URI endpoint = settings.endpoint != null ? settings.endpoint : chainEndpoint(settings.profile);
+    S3ClientBuilder builder =
+        S3Client.builder()
+            .httpClient(httpClient)
+            .region(region(settings, endpoint))
+            .credentialsProvider(credentials(settings))
+            .forcePathStyle(settings.pathStyleFor(endpoint))
+            .overrideConfiguration(
+                c -> {
+                  c.retryStrategy(
+                      AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                          .maxAttempts(settings.maxAttempts)
+                          .build());
+                  c.apiCallTimeout(Duration.ofMillis(settings.callTimeoutMillis));
+                  if (settings.profile != null) {
+                    c.defaultProfileName(settings.profile);
+                  }
+                });
+    if (settings.endpoint != null) {
+      builder.endpointOverride(settings.endpoint);
+    }
+    if (settings.checksumWhenRequired) {
+      builder.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED);
+      builder.responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+    }
+    return builder.build();
+  }
+
+  private static AwsCredentialsProvider credentials(S3Settings settings) {
+    if (settings.accessKeyId != null) {
+      return StaticCredentialsProvider.create(
+          settings.sessionToken != null
+              ? AwsSessionCredentials.create(
+                  settings.accessKeyId, settings.secretAccessKey, settings.sessionToken)
+              : AwsBasicCredentials.create(settings.accessKeyId, settings.secretAccessKey));
+    }
+    DefaultCredentialsProvider.Builder chain = DefaultCredentialsProvider.builder();
+    if (settings.profile != null) {
+      chain.profileName(settings.profile);
+    }
+    return chain.build();
+  }
+
+  private static Region region(S3Settings settings, URI endpoint) {
+    if (settings.region != null) {
+      return Region.of(settings.region);
+    }
+    // An S3-compatible endpoint has no EC2 metadata service behind it: asking would only wait
+    // for a connection timeout. AWS itself gets the whole chain.
+    AwsRegionProvider chain;
+    if (endpoint != null) {
+      chain =
+          new AwsRegionProviderChain(
+              new SystemSettingsRegionProvider(),
+              settings.profile == null
+                  ? new AwsProfileRegionProvider()
+                  : new AwsProfileRegionProvider(
+                      ProfileFile::defaultProfileFile, settings.profile));
+    } else {
+      DefaultAwsRegionProviderChain.Builder full = DefaultAwsRegionProviderChain.builder();
+      if (settings.profile != null) {
+        full.profileName(settings.profile);
+      }
+      chain = full.build();
+    }
+    try {
+      return chain.getRegion();
+    } catch (SdkException e) {
+      if (endpoint != null) {
+        return FALLBACK_REGION;
+      }
+      throw new IllegalArgumentException(
+          "no region for the object store: set one in the foreign server, AWS_REGION or the"
+              + " profile");
+    }
+  }
+
+  /**
+   * The endpoint the SDK will use when none is given, as far as path-style addressing depends on
+   * it: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, then the profile's endpoint_url.
+   */
+  private static URI chainEndpoint(String profile) {
+    for (String name : new String[] {"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}) {
+      String value = System.getenv(name);
+      if (value != null && !value.isBlank()) {
+        return URI.create(value.trim());
+      }
+    }
+    String name =
+        profile != null ? profile : System.getenv().getOrDefault("AWS_PROFILE", "default");
+    try {
+      return ProfileFile.defaultProfileFile()
+          .profile(name)
+          .flatMap(p -> p.property("endpoint_url"))
+          .map(v -> URI.create(v.trim()))
+          .orElse(null);
+    } catch (RuntimeException e) {
+      // An unreadable profile file is the SDK's to report when it needs credentials from it.
+      return null;
+    }
+  }
+}
