@@ -7,7 +7,7 @@
  * which syncs the file and returns its size for the worker's report. On any error the worker
  * raises ERROR and exits; the leader's cleanup deletes the file, which the C side entered in the
  * export's ledger before openPart created it. Java never calls back into C, and each call does one
- * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Pitfalls").
+ * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Failure handling").
  *
  * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
  * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
