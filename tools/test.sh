@@ -217,7 +217,7 @@ fi
 if suite_on matrix; then
 	say "reader matrix: npm ci; mvn -pl regress/readback,regress/matrix test"
 	reports=regress/matrix/target/surefire-reports
-	rm -rf "$reports"
+	rm -rf "$reports" regress/matrix/target/observed.tsv
 	rc=0
 	matrix_started=$SECONDS
 	run "$PEP_LOGS/matrix-npm.log" npm ci --prefix regress/matrix/js --no-audit --no-fund || rc=$?
@@ -229,6 +229,10 @@ if suite_on matrix; then
 			-Dpep.outdir="$(outdir matrix)" || rc=$?
 	fi
 	add_counts "$(surefire_counts "$reports")" "$rc"
+	if [[ $rc != 0 && -f regress/matrix/target/observed.tsv ]]; then
+		echo "reader matrix: committed (-) and observed (+) cells:"
+		diff -u regress/matrix/expected.tsv regress/matrix/target/observed.tsv || true
+	fi
 	echo "reader matrix: $((SECONDS - matrix_started)) s"
 fi
 

@@ -138,6 +138,14 @@ final class Canon {
     if (v instanceof LocalDateTime t) {
       return Long.toString(t.toLocalTime().toNanoOfDay() / 1000);
     }
+    if (v instanceof String s) {
+      // nodejs-polars hands a time to JavaScript as its ISO text
+      try {
+        return Long.toString(LocalTime.parse(s).toNanoOfDay() / 1000);
+      } catch (java.time.format.DateTimeParseException e) {
+        return "time text " + s;
+      }
+    }
     if (v instanceof java.time.Duration d) {
       return Long.toString(d.toNanos() / 1000);
     }

@@ -102,6 +102,13 @@ class ReaderMatrixTest {
             + (wholeFile == null
                 ? "reads the whole file."
                 : "fails for the whole file: " + clean(wholeFile, file) + ".");
+    // the run's own result, always: tools/test.sh shows its diff with expected.tsv on failure
+    Path target = Files.createDirectories(HOME.resolve("target"));
+    Matrix.save(target.resolve("observed.tsv"), observed);
+    Files.writeString(
+        target.resolve("observed.md"),
+        Matrix.markdown(observed, readerNames, preamble),
+        StandardCharsets.UTF_8);
     if (UPDATE) {
       Matrix.save(EXPECTED, observed);
       String readme = Files.readString(README, StandardCharsets.UTF_8);

@@ -84,49 +84,43 @@ final class SparkReader implements Reader {
         out.put(c, Read.failed(e));
       }
     }
-    // one job for every column Spark can convert; one per column only if that fails
-    List<StructField> all = new ArrayList<>();
-    all.add(DataTypes.createStructField("id", DataTypes.IntegerType, true));
-    all.addAll(readable);
-    try {
-      List<Row> rows =
-          spark
-              .read()
-              .schema(DataTypes.createStructType(all))
-              .parquet(file.toString())
-              .collectAsList();
-      for (int i = 0; i < readable.size(); i++) {
-        Map<Integer, Object> values = new TreeMap<>();
-        int col = i + 1;
-        for (Row r : rows) {
-          values.put(r.getInt(0), Reader.guarded(() -> r.get(col)));
-        }
-        out.put(readable.get(i).name(), new Read(values, null));
-      }
-    } catch (Exception whole) {
-      for (StructField f : readable) {
-        out.put(f.name(), one(file, all.get(0), f));
-      }
-    }
+    // One job for every column Spark can convert; a group that fails is split in halves, so a
+    // few columns that convert but cannot be read cost a few jobs, not one per column.
+    readGroup(file, readable, out);
     Map<String, Read> ordered = new LinkedHashMap<>();
     columns.forEach(c -> ordered.put(c, out.get(c)));
     return ordered;
   }
 
-  private Read one(Path file, StructField id, StructField f) {
+  private void readGroup(Path file, List<StructField> fields, Map<String, Read> out) {
+    List<StructField> all = new ArrayList<>();
+    all.add(DataTypes.createStructField("id", DataTypes.IntegerType, true));
+    all.addAll(fields);
+    List<Row> rows;
     try {
-      Map<Integer, Object> values = new TreeMap<>();
-      for (Row r :
+      rows =
           spark
               .read()
-              .schema(DataTypes.createStructType(List.of(id, f)))
+              .schema(DataTypes.createStructType(all))
               .parquet(file.toString())
-              .collectAsList()) {
-        values.put(r.getInt(0), Reader.guarded(() -> r.get(1)));
-      }
-      return new Read(values, null);
+              .collectAsList();
     } catch (Exception e) {
-      return Read.failed(e);
+      if (fields.size() == 1) {
+        out.put(fields.get(0).name(), Read.failed(e));
+      } else {
+        int half = fields.size() / 2;
+        readGroup(file, fields.subList(0, half), out);
+        readGroup(file, fields.subList(half, fields.size()), out);
+      }
+      return;
+    }
+    for (int i = 0; i < fields.size(); i++) {
+      Map<Integer, Object> values = new TreeMap<>();
+      int col = i + 1;
+      for (Row r : rows) {
+        values.put(r.getInt(0), Reader.guarded(() -> r.get(col)));
+      }
+      out.put(fields.get(i).name(), new Read(values, null));
     }
   }
 
