@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/deps.sh: install what building and testing parallel_export_parquet
 # needs on Debian bookworm (PostgreSQL 15 server and headers, pgTAP, pg_prove,
-# a C toolchain, JDK 17, Maven).
+# a C toolchain, JDK 17, Maven, and Node.js with npm for the reader matrix).
 #
 # Idempotent and quick when everything is present: each package is checked
 # with `dpkg -s` first, and `apt-get update` runs only when something is
@@ -31,6 +31,14 @@ for p in "${packages[@]}"; do
 	installed "$p" || missing+=("$p")
 done
 
+# The reader matrix needs npm only to install its lockfile, which pins the
+# Node.js release that runs the readers (regress/matrix/js), so any node and
+# npm do: Debian's, or another vendor's already present (whose nodejs package
+# bundles npm and conflicts with Debian's npm package).
+if ! command -v npm >/dev/null; then
+	missing+=(nodejs npm)
+fi
+
 if [[ ${#missing[@]} -eq 0 ]]; then
 	echo "deps: all ${#packages[@]} packages already installed"
 	exit 0
@@ -52,4 +60,8 @@ for p in "${packages[@]}"; do
 		exit 1
 	fi
 done
+if ! command -v npm >/dev/null; then
+	echo "deps: npm is still not installed" >&2
+	exit 1
+fi
 echo "deps: done"

@@ -7,6 +7,7 @@
 #   3. tools/cluster.sh start             a fresh throwaway cluster
 #   4. pg_prove regress/sql/*.sql         pgTAP suites
 #   5. mvn -pl regress/readback test      Parquet read back with DuckDB
+#      regress/matrix (suite "matrix")    the reader matrix: five readers
 #   6. every executable regress/t_*.sh    shell harnesses (TAP-ish output)
 #   7. tools/cluster.sh stop
 #
@@ -18,14 +19,15 @@
 # Environment: PEP_TMP, PEP_PORT, PG_CONFIG (see tools/cluster.sh);
 # PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_SKIP_DEPS=1 and
 # PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
-# "pgtap readback harness") picks suites.
+# "pgtap readback matrix harness") picks suites; PEP_MATRIX_UPDATE=1 makes the
+# matrix suite write its result into regress/matrix/expected.tsv and README.md.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 PEP_LOGS="${PEP_LOGS:-/tmp/pep-test-logs}"
-PEP_SUITES="${PEP_SUITES:-pgtap readback harness}"
+PEP_SUITES="${PEP_SUITES:-pgtap readback matrix harness}"
 PG_CONFIG="${PG_CONFIG:-pg_config}"
 export PG_CONFIG
 rm -rf "$PEP_LOGS"
@@ -209,6 +211,29 @@ if suite_on readback; then
 		-Dpep.outdir="$(outdir readback)" || rc=$?
 	counts="$(surefire_counts "$reports")"
 	add_counts "$counts" "$rc"
+fi
+
+# --- 5b. the reader matrix (Maven Surefire; JavaScript readers from npm's lockfile)
+if suite_on matrix; then
+	say "reader matrix: npm ci; mvn -pl regress/readback,regress/matrix test"
+	reports=regress/matrix/target/surefire-reports
+	rm -rf "$reports" regress/matrix/target/observed.tsv
+	rc=0
+	matrix_started=$SECONDS
+	run "$PEP_LOGS/matrix-npm.log" npm ci --prefix regress/matrix/js --no-audit --no-fund || rc=$?
+	if [[ $rc == 0 ]]; then
+		run "$PEP_LOGS/matrix.log" timeout --kill-after=30 "${PEP_MATRIX_TIMEOUT:-900}" \
+			mvn -B -ntp -Dstyle.color=never -pl regress/readback,regress/matrix test \
+			-Dpep.matrix=true -Dpep.matrix.update="$([[ ${PEP_MATRIX_UPDATE:-0} == 1 ]] && echo true || echo false)" \
+			-Dpep.jdbc.url="jdbc:postgresql://127.0.0.1:$PEP_PORT/postgres?user=postgres" \
+			-Dpep.outdir="$(outdir matrix)" || rc=$?
+	fi
+	add_counts "$(surefire_counts "$reports")" "$rc"
+	if [[ $rc != 0 && -f regress/matrix/target/observed.tsv ]]; then
+		echo "reader matrix: committed (-) and observed (+) cells:"
+		diff -u regress/matrix/expected.tsv regress/matrix/target/observed.tsv || true
+	fi
+	echo "reader matrix: $((SECONDS - matrix_started)) s"
 fi
 
 # --- 6. shell harnesses

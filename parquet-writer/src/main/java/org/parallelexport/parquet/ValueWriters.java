@@ -19,6 +19,7 @@ import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
 
+import org.apache.parquet.schema.ColumnOrder;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
@@ -30,6 +31,17 @@ final class ValueWriters {
   private static final int MAX_INT64_DIGITS = 18;
 
   private ValueWriters() {}
+
+  /**
+   * FLOAT or DOUBLE with the type-defined column order, which every reader knows. parquet-java 1.18
+   * defaults them to IEEE_754_TOTAL_ORDER, a ColumnOrder added to the format in 2025 that readers
+   * built before it reject for the whole file (Polars 0.25: "ColumnOrder union has no variant set",
+   * see regress/matrix). Statistics stay valid: min and max skip NaN and write -0 and +0 as that
+   * order asks.
+   */
+  private static PrimitiveType floatType(PrimitiveTypeName type, String name) {
+    return Types.optional(type).columnOrder(ColumnOrder.typeDefined()).named(name);
+  }
 
   /** The writer of a top-level column. */
   static ValueWriter create(Column column) {
@@ -51,9 +63,9 @@ final class ValueWriters {
       case ColumnKind.INT64:
         return new Int64ValueWriter(column, Types.optional(INT64).named(name), levels);
       case ColumnKind.FLOAT32:
-        return new FloatValueWriter(column, Types.optional(FLOAT).named(name), levels);
+        return new FloatValueWriter(column, floatType(FLOAT, name), levels);
       case ColumnKind.FLOAT64:
-        return new DoubleValueWriter(column, Types.optional(DOUBLE).named(name), levels);
+        return new DoubleValueWriter(column, floatType(DOUBLE, name), levels);
       case ColumnKind.DECIMAL:
         return new DecimalValueWriter(column, decimalType(column), levels);
       case ColumnKind.DECIMAL64:

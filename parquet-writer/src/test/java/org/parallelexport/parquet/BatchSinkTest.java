@@ -33,6 +33,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.PositionOutputStream;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.ColumnOrder;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
@@ -67,6 +68,15 @@ class BatchSinkTest {
     assertEquals(
         "parallel_export_parquet version 1.0 (build parquet-java " + Version.VERSION_NUMBER + ")",
         ReadBack.footer(file).getFileMetaData().getCreatedBy());
+    // Floats keep the type-defined column order: readers that predate IEEE_754_TOTAL_ORDER (Polars
+    // 0.25, see regress/matrix) reject a whole file that names it.
+    MessageType schema = ReadBack.footer(file).getFileMetaData().getSchema();
+    for (String name : List.of("f", "d")) {
+      assertEquals(
+          ColumnOrder.ColumnOrderName.TYPE_DEFINED_ORDER,
+          schema.getType(name).asPrimitiveType().columnOrder().getColumnOrderName(),
+          name);
+    }
 
     List<Group> rows = ReadBack.rows(file);
     assertEquals(3, rows.size());

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.function.Executable;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TypesRoundTripTest {
-  private static final String S = "regress_types";
+  static final String S = "regress_types";
   private static final String LATIN1_DB = "regress_types_latin1";
   private static final String SQL_ASCII_DB = "regress_types_sqlascii";
   private static final String NUL = "~null~";
@@ -438,7 +438,7 @@ class TypesRoundTripTest {
     return Env.JDBC_URL.replaceFirst("/[^/?]*(\\?|$)", "/" + db + "$1");
   }
 
-  private static Connection connect(String url) throws SQLException {
+  static Connection connect(String url) throws SQLException {
     Connection c = DriverManager.getConnection(url);
     try (Statement st = c.createStatement()) {
       st.execute("SET TimeZone = 'UTC'");
@@ -448,7 +448,7 @@ class TypesRoundTripTest {
     return c;
   }
 
-  private static void createFixtures(Connection pg) throws SQLException {
+  static void createFixtures(Connection pg) throws SQLException {
     try (Statement st = pg.createStatement()) {
       st.execute("CREATE EXTENSION IF NOT EXISTS parallel_export_parquet");
       st.execute("DROP SCHEMA IF EXISTS " + S + " CASCADE");
@@ -546,7 +546,7 @@ class TypesRoundTripTest {
     return "CASE WHEN " + x + " IS NULL THEN NULL ELSE " + String.format(c.duckText, x) + " END";
   }
 
-  private Map<Integer, String> pgScalar(Connection pg, Case c) throws SQLException {
+  static Map<Integer, String> pgScalar(Connection pg, Case c) throws SQLException {
     return scalars(pg, "SELECT id, " + pgCell(c, "t.v_" + c.name) + " FROM " + S + ".t t", c);
   }
 
@@ -574,7 +574,7 @@ class TypesRoundTripTest {
     return out;
   }
 
-  private Map<Integer, List<String>> pgArray(Connection pg, Case c) throws SQLException {
+  static Map<Integer, List<String>> pgArray(Connection pg, Case c) throws SQLException {
     String a = "t.a_" + c.name;
     return arrays(
         pg,

