@@ -33,6 +33,8 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/tap.sh
 source "$here/lib/tap.sh"
+# shellcheck source=lib/export.sh
+source "$here/lib/export.sh"
 
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/hostile"
 VICTIM="$WORK/victim"
@@ -42,16 +44,7 @@ GATE_KEY=4242
 CEILING=180
 ROWS=120000
 
-wait_until() {
-	local deadline=$((SECONDS + CEILING))
-	while ! eval "$1"; do
-		((SECONDS > deadline)) && return 1
-		sleep 0.05
-	done
-}
 
-staging_of() { echo "$(dirname "$1")/.$(basename "$1").pep-staging"; }
-lock_of() { echo "$(dirname "$1")/.$(basename "$1").pep-lock"; }
 
 # Everything about the victim directory that an export could change:
 # names, types, owners, link counts, sizes, modes, contents.
@@ -254,18 +247,11 @@ plant_subdirectory() {
 }
 
 # Start the export as application APP in the background; output in $WORK/APP.out.
-start_export() {
+start_into() {
 	local app="$1" dir="$2" settings="$3" source="$4" extra="${5:-}"
 	PGAPPNAME="$app" psql -X -A -t -q -c "SET client_min_messages = warning; $settings" \
 		-c "SELECT parallel_export_parquet(\$q\$$source\$q\$, '$dir', 2$extra)" >"$WORK/$app.out" 2>&1 &
 	echo $! >"$WORK/$app.pid"
-}
-finish_export() {
-	wait "$(cat "$WORK/$1.pid")" 2>/dev/null
-	OUT=$(cat "$WORK/$1.out")
-}
-caller_pid() {
-	sql "SELECT pid FROM pg_stat_activity WHERE application_name = '$1' AND backend_type = 'client backend'"
 }
 staged_parts() { find "$1" -maxdepth 1 -name 'part-*.parquet' 2>/dev/null | wc -l; }
 
@@ -282,7 +268,7 @@ case_swap_then_cancel() {
 	local staging
 	staging=$(staging_of "$dir")
 	VICTIM_BEFORE=$(victim_state)
-	start_export "$app" "$dir" "SET parallel_export_parquet.fault_injection = 'hang:0:2';" "SELECT * FROM pep_hostile"
+	start_into "$app" "$dir" "SET parallel_export_parquet.fault_injection = 'hang:0:2';" "SELECT * FROM pep_hostile"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
 		WHERE l.application_name = '$app' AND w.backend_type = 'parallel worker' AND w.query = '$HANG_MARK'\") -ge 1 ]] \
 		&& [[ \$(staged_parts '$staging') -ge 1 ]]"
@@ -324,7 +310,7 @@ GATED="SELECT id, s FROM pep_hostile WHERE CASE WHEN id = $((ROWS / 2)) THEN (SE
 start_gated() {
 	local app="$1" dir="$2" extra="$3" parts="$4"
 	gate_close
-	start_export "$app" "$dir" "" "$GATED" "$extra"
+	start_into "$app" "$dir" "" "$GATED" "$extra"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'
 		AND backend_type = 'client backend' AND wait_event_type = 'Lock' AND wait_event = 'advisory'\") == 1 ]] \
 		&& [[ \$(staged_parts '$(staging_of "$dir")') -ge $parts ]]"
