@@ -48,7 +48,7 @@ pep_define_gucs(void)
 							   "Options of the Java virtual machine each export worker starts.",
 							   "White-space separated; -Xrs is always added.",
 							   &pep_jvm_options,
-							   "-Xmx384m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism",
+							   "-Xmx512m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism",
 							   PGC_SUSET,
 							   0,
 							   pep_check_jvm_options, NULL, NULL);

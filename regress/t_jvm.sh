@@ -161,7 +161,7 @@ out=$(PGOPTIONS="-c client_min_messages=warning" vsql -c "LOAD 'parallel_export_
 cp "$WORK/postgresql.conf.saved" "$PEP_DATA/postgresql.conf"
 sql "SELECT pg_reload_conf()" >/dev/null
 grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.jvm_options": "-Xms512m -Xmx256m"' <<<"$out" &&
-	grep -q '^-Xmx384m' <<<"$out" && grep -q '^1000$' <<<"$out"
+	grep -q '^-Xmx512m' <<<"$out" && grep -q '^1000$' <<<"$out"
 ok $? "a bad value in postgresql.conf is dropped with a WARNING where the library loads; the export runs" "$out"
 
 # --- Options the check lets through but the JVM refuses or aborts on.

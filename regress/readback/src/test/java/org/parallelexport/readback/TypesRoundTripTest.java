@@ -800,7 +800,7 @@ class TypesRoundTripTest {
               + ".big VALUES (1, repeat('0123456789abcdé', 65536), NULL),"
               + " (2, NULL, convert_to(repeat(md5('x'), 100 * 1024 * 1024 / 32), 'UTF8'))");
       // parquet-java holds a value several times (page buffer, compression, dictionary attempt):
-      // 100 MB needs a bigger heap than the default -Xmx384m (512m is not enough either)
+      // 100 MB needs a bigger heap than the default -Xmx512m (which is not enough)
       st.execute(
           "SET parallel_export_parquet.jvm_options = '-Xmx1g -Xss2m -XX:+UseSerialGC"
               + " -XX:-UsePerfData'");
