@@ -87,6 +87,8 @@ static bool pep_starting = false;
 static char pep_output[PEP_JVM_OUTPUT_MAX];
 static size_t pep_output_len = 0;
 
+static jint pep_jvm_vfprintf(FILE *fp, const char *format, va_list args) pg_attribute_printf(2, 0);
+
 static jint
 pep_jvm_vfprintf(FILE *fp, const char *format, va_list args)
 {
