@@ -165,11 +165,13 @@ grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.j
 ok $? "a bad value in postgresql.conf is dropped with a WARNING where the library loads; the export runs" "$out"
 
 # --- Options the check lets through but the JVM refuses or aborts on.
+# Options set here replace the defaults, so each keeps -XX:-UsePerfData:
+# without it a JVM leaves /tmp/hsperfdata_postgres behind.
 start_fails() {
 	local value="$1" jvm_says="$2" out
 	rm -rf "$WORK/bad"
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '$value'" \
+		-c "SET parallel_export_parquet.jvm_options = '-XX:-UsePerfData $value'" \
 		-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/bad', 1)")
 	grep -q 'ERROR:  F0000: could not start the Java virtual machine' <<<"$out" &&
 		grep -qF "$jvm_says" <<<"$out" &&
@@ -211,7 +213,7 @@ for c in "1 90 16777216" "2 60 16777216" "10 12 33554432" "50 3 67108864"; do
 done
 
 out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-	-c "SET parallel_export_parquet.jvm_options = '-Xmx32m -XX:+UseSerialGC'" \
+	-c "SET parallel_export_parquet.jvm_options = '-Xmx32m -XX:+UseSerialGC -XX:-UsePerfData'" \
 	-c "SELECT parallel_export_parquet('SELECT id, b FROM pep_jvm_wide WHERE mb = 10', '$WORK/oom', 1)")
 grep -q 'ERROR:  53200: could not write parquet part' <<<"$out" &&
 	grep -q 'DETAIL:  Java exception: java.lang.OutOfMemoryError: Java heap space' <<<"$out" &&
@@ -224,7 +226,7 @@ ok $? "and leaves nothing behind"
 # parquet-java then closes the file from a finally block, and a failure there
 # used to replace the OutOfMemoryError with "Unable to close resource".
 out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-	-c "SET parallel_export_parquet.jvm_options = '-Xmx128m -XX:+UseSerialGC'" \
+	-c "SET parallel_export_parquet.jvm_options = '-Xmx128m -XX:+UseSerialGC -XX:-UsePerfData'" \
 	-c "SELECT parallel_export_parquet('SELECT id, b FROM pep_jvm_wide WHERE mb = 1 AND id <= 50',
 		'$WORK/oom-close', 1, row_group_bytes => 1073741824, page_size => 268435456)")
 grep -q 'ERROR:  53200: could not finish parquet part' <<<"$out" &&

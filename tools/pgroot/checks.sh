@@ -4,7 +4,7 @@
 # runs it on the suite's cluster of each of its legs; it works on any leg).
 # Prints TAP.
 #
-#   - the installed version is 1.0 and the only one available;
+#   - the installed version is 1.1, and 1.0 is there to upgrade from;
 #   - libjvm_path names an existing libjvm; the AppCDS archive is there and
 #     that JVM maps it with -Xshare:on (it matches the JVM and the jar path);
 #   - an export with 2 workers writes its parts, and leaves no staging
@@ -44,10 +44,10 @@ sql "SET client_min_messages = warning; DROP EXTENSION IF EXISTS parallel_export
      DROP TABLE IF EXISTS pep_checks; CREATE TABLE pep_checks AS
      SELECT g AS id, md5(g::text) AS t FROM generate_series(1, 200000) g;" >/dev/null
 
-is "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'")" "1.0" \
-	"installed version is 1.0"
-is "$(sql "SELECT string_agg(version, ',') FROM pg_available_extension_versions WHERE name = 'parallel_export_parquet'")" \
-	"1.0" "1.0 is the only version available (no upgrade scripts)"
+is "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'")" "1.1" \
+	"installed version is 1.1, the default"
+is "$(sql "SELECT string_agg(version, ',' ORDER BY version) FROM pg_available_extension_versions WHERE name = 'parallel_export_parquet'")" \
+	"1.0,1.1" "1.0 and 1.1 are available (1.1 from 1.0 through the upgrade script)"
 
 share="$("$PG_CONFIG" --sharedir)/extension"
 libjvm="$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.libjvm_path")"
