@@ -425,9 +425,4 @@ public final class BatchSink {
       throw new IllegalStateException("cannot " + action + " a part: none is open");
     }
   }
-
-  // For tests: the schema every part gets.
-  MessageType schema() {
-    return schema;
-  }
 }
