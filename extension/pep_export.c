@@ -158,10 +158,12 @@ pep_auto_workers(PEPSource *src)
  * Find the installed jar, and add the AppCDS archive made for it at install
  * time to the JVM options: it cuts a worker's start-up by most of the class
  * loading.  A stale archive is harmless; the JVM ignores it.  Point snappy-java
- * at the native library unpacked at install time.
+ * at the native library unpacked at install time.  Fills jar_path
+ * (MAXPGPATH bytes) and jvm_options (PEP_JVM_OPTIONS_LEN bytes); the sweep's
+ * worker starts its JVM from the same.
  */
-static void
-pep_java_setup(PEPShared *shared)
+void
+pep_java_setup(char *jar_path, char *jvm_options)
 {
 	char		share[MAXPGPATH];
 	char	   *archive;
@@ -170,11 +172,11 @@ pep_java_setup(PEPShared *shared)
 	struct stat st;
 
 	get_share_path(my_exec_path, share);
-	snprintf(shared->jar_path, MAXPGPATH, "%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
-	if (stat(shared->jar_path, &st) != 0)
+	snprintf(jar_path, MAXPGPATH, "%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
+	if (stat(jar_path, &st) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not access the extension's jar \"%s\": %m", shared->jar_path),
+				 errmsg("could not access the extension's jar \"%s\": %m", jar_path),
 				 errhint("Install the extension again with \"make install\".")));
 
 	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
@@ -191,8 +193,7 @@ pep_java_setup(PEPShared *shared)
 	/* JDK 22 and later warn in the server log at every native codec load without it. */
 	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
 	appendStringInfoString(&options, pep_jvm_options);
-	if (strlcpy(shared->jvm_options, options.data, sizeof(shared->jvm_options)) >=
-		sizeof(shared->jvm_options))
+	if (strlcpy(jvm_options, options.data, PEP_JVM_OPTIONS_LEN) >= PEP_JVM_OPTIONS_LEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("value of \"%s\" is too long", "parallel_export_parquet.jvm_options")));
@@ -270,7 +271,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
 	strlcpy(shared->target, ex->out.target, MAXPGPATH);
 	strlcpy(shared->source, src->display, sizeof(shared->source));
-	pep_java_setup(shared);
+	pep_java_setup(shared->jar_path, shared->jvm_options);
 	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
 		sizeof(shared->writer_options))
 		ereport(ERROR,

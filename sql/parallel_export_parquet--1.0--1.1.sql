@@ -63,3 +63,26 @@ JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) s.pid
 LEFT JOIN @extschema@.parallel_export_parquet_progress_targets() AS t
        ON t.pid OPERATOR(pg_catalog.=) s.pid
 WHERE s.param11 OPERATOR(pg_catalog.=) '5260624'::pg_catalog.int8;
+
+-- 3. Undo what a dead object-store export left (DESIGN.md, "The ledger
+-- file"): its caller was killed or the server crashed, so its record in
+-- the data directory lists uploads to abort and objects to delete.  Only
+-- what the record lists is touched, never anything else under the prefix;
+-- a running export's record is never read (its lock is an error).  Safe to
+-- call again after a failure, and a no-op on a target without a record.
+CREATE FUNCTION @extschema@.parallel_export_parquet_sweep(
+    target pg_catalog.text,
+    s3_server pg_catalog.text DEFAULT NULL,
+    OUT target pg_catalog.text,
+    OUT dead_record pg_catalog.bool,
+    OUT uploads_aborted pg_catalog.int4,
+    OUT objects_deleted pg_catalog.int4)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'pep_s3_sweep'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet_sweep(pg_catalog.text, pg_catalog.text) IS
+'abort the uploads and delete the objects a dead object-store export recorded, and nothing else';
+
+-- Changes object storage as an export does: nobody may call it unless granted.
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet_sweep(pg_catalog.text, pg_catalog.text) FROM PUBLIC;
