@@ -23,8 +23,9 @@
 
 #include "utils/guc.h"
 
-#include "pep.h"
 #include "pep_fault.h"
+#include "pep_guc.h"
+#include "pep_jvmopts.h"
 #include "pep_s3front.h"
 
 #ifndef PEP_DEFAULT_LIBJVM

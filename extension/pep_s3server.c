@@ -47,7 +47,7 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
-#include "pep.h"
+#include "pep_extension.h"
 #include "pep_s3front.h"
 
 #define PEP_S3_FDW_NAME		"parallel_export_parquet_s3"
