@@ -74,6 +74,7 @@
 #include "pep_guc.h"
 #include "pep_output.h"
 #include "pep_progress.h"
+#include "pep_s3target.h"
 #include "pep_shared.h"
 #include "pep_stream.h"
 
@@ -458,6 +459,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	PEPFault	fault;
 	uint64		rows = 0;
 	int			nworkers;
+	PEPS3Target s3target;
 
 	if (IsInParallelMode())
 		ereport(ERROR,
@@ -479,7 +481,13 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	else
 		nworkers = workers;
 
-	/* Guard first: a rejected directory is never reached by the cleanup. */
+	/*
+	 * Guard first: a rejected directory is never reached by the cleanup.  An
+	 * s3:// target is checked in full (pep_s3target.c), then refused by the
+	 * local guard as a path that is not absolute.
+	 */
+	if (pep_s3_is_target(directory))
+		pep_s3_target_resolve(&s3target, directory, opts->s3_server);
 	pep_output_guard(&ex->out, directory, opts->overwrite);
 
 	ex->snapshot = RegisterSnapshot(GetActiveSnapshot());
