@@ -20,11 +20,14 @@
 #   - a record the sweep cannot use (a line it does not know): an error,
 #     nothing touched, the file kept and its lock free for the next try;
 #   - a link at the ledger's name: refused, not followed;
+#   - a target of a foreign server: swept with the settings of the server
+#     and its user mapping, the server's environment holding no key; the
+#     secret is nowhere in the server log;
 #   - privileges: PUBLIC cannot call it; EXECUTE alone is not enough.
 #
-# The server reaches S3Proxy through the postmaster's environment
-# (AWS_ENDPOINT_URL and the keys), so the cluster is restarted with it and
-# restarted without it at the end.  Needs a running cluster from
+# Until the foreign-server case, the server reaches S3Proxy through the
+# postmaster's environment (AWS_ENDPOINT_URL and the keys), so the cluster
+# is restarted with it, and without it for that case and at the end.  Needs a running cluster from
 # tools/cluster.sh with the extension installed; runs as root.  Prints TAP.
 
 set -uo pipefail
@@ -186,6 +189,26 @@ ok $? "a link at the ledger's name is refused" "$OUT"
 [[ -L "$LEDGER" && "$(cat "$WORK/victim")" == victim ]]
 ok $? "the link and its target are left as they were"
 rm -f "$LEDGER"
+
+# --- through a foreign server: endpoint and keys from the catalog, none in
+# the server's environment any more
+restart_server || exit 1
+sql "DROP SERVER IF EXISTS regress_sweep_s3 CASCADE;
+	CREATE SERVER regress_sweep_s3 FOREIGN DATA WRAPPER parallel_export_parquet_s3
+		OPTIONS (endpoint '$PEP_S3_ENDPOINT', region 'us-east-1');
+	CREATE USER MAPPING FOR CURRENT_USER SERVER regress_sweep_s3
+		OPTIONS (access_key_id '$PEP_S3_IDENTITY', secret_access_key '$PEP_S3_CREDENTIAL')" >/dev/null
+PREFIX=served/
+LEDGER="$(printf '%s\0%s\0%s\0' "$PEP_S3_ENDPOINT" "$BUCKET" "$PREFIX" | sha256sum |
+	awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }')"
+begin_record "$PREFIX" "$LEDGER"
+forge dead "$LEDGER" "$PREFIX" >/dev/null
+OUT=$(psql -X -A -t -q -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/$PREFIX', s3_server => 'regress_sweep_s3')" 2>&1)
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|t|2|2" && -z "$(keys "$PREFIX")" && -z "$(uploads "$PREFIX")" && ! -e "$LEDGER" ]]
+ok $? "a record of a foreign server's target is swept with the server's settings" "$OUT"
+! grep -qF "$PEP_S3_CREDENTIAL" "$PEP_LOG"
+ok $? "the secret is nowhere in the server log"
+sql "DROP SERVER regress_sweep_s3 CASCADE" >/dev/null
 
 # --- privileges
 sql "DROP ROLE IF EXISTS $ROLE; CREATE ROLE $ROLE LOGIN" >/dev/null
