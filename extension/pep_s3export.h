@@ -18,8 +18,10 @@
 #ifndef PEP_S3EXPORT_H
 #define PEP_S3EXPORT_H
 
-#include "pep.h"
+#include "access/parallel.h"
+
 #include "pep_fault.h"
+#include "pep_shared.h"
 #include "pep_s3target.h"
 
 #define PARALLEL_KEY_PEP_S3		UINT64CONST(0xA000000000000006)

@@ -36,6 +36,7 @@
 #include "storage/ipc.h"
 #include "utils/memutils.h"
 
+#include "pep_extension.h"
 #include "pep_jvm.h"
 #include "pep_s3export.h"
 #include "pep_sink.h"
