@@ -521,7 +521,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	if (pep_s3_is_target(directory))
 	{
 		ex->s3target = palloc0(sizeof(PEPS3Target));
-		pep_s3_target_resolve(ex->s3target, directory, NULL);
+		pep_s3_target_resolve(ex->s3target, directory, opts->s3_server);
 		ex->out.overwrite = opts->overwrite;
 		ex->out.parent_fd = ex->out.lock_fd = ex->out.staging_fd = -1;
 	}

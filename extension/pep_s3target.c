@@ -33,7 +33,7 @@
 
 #include "mb/pg_wchar.h"
 
-#include "pep_s3target.h"
+#include "pep_s3front.h"
 
 #define PEP_S3_SCHEME			"s3://"
 #define PEP_S3_MAX_KEY_BYTES	1024
@@ -68,7 +68,7 @@ pep_s3_is_ipv4_shaped(const char *name)
  * What is wrong with bucket as an S3 bucket name, as a detail sentence, or
  * NULL when it is a valid name.
  */
-static const char *
+const char *
 pep_s3_bucket_problem(const char *bucket)
 {
 	static const char *const reserved_prefixes[] = {"xn--", "sthree-", "amzn-s3-demo-"};
@@ -96,6 +96,30 @@ pep_s3_bucket_problem(const char *bucket)
 			return psprintf("Bucket names ending in \"%s\" are reserved.", reserved_suffixes[i]);
 	}
 	return NULL;
+}
+
+List *
+pep_s3_split_list(const char *value)
+{
+	List	   *items = NIL;
+	char	   *item = pstrdup(value);
+
+	for (;;)
+	{
+		char	   *comma = strchr(item, ',');
+		char	   *end;
+
+		if (comma != NULL)
+			*comma = '\0';
+		item += strspn(item, " \t");
+		end = item + strlen(item);
+		while (end > item && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		items = lappend(items, item);
+		if (comma == NULL)
+			return items;
+		item = comma + 1;
+	}
 }
 
 static void
@@ -177,12 +201,11 @@ pep_s3_parse(PEPS3Target *t, const char *directory)
 		if (prefix_problem != NULL)
 			pep_s3_invalid(directory, prefix_problem, NULL);
 		if (strlen(utf8) + 1 + PEP_S3_MAX_NAME_BYTES > PEP_S3_MAX_KEY_BYTES)
-			ereport(ERROR,
-					(errcode(ERRCODE_NAME_TOO_LONG),
-					 errmsg("key prefix of object storage target \"%s\" is too long", directory),
-					 errdetail("The prefix is %zu bytes in UTF-8; an export's object keys must fit %d bytes, so the prefix may have at most %zu.",
-							   strlen(utf8), PEP_S3_MAX_KEY_BYTES,
-							   (size_t) PEP_S3_MAX_KEY_BYTES - 1 - PEP_S3_MAX_NAME_BYTES)));
+			pep_s3_invalid(directory,
+						   psprintf("The key prefix is %zu bytes in UTF-8; an export's object keys must fit %d bytes, so the prefix may have at most %zu.",
+									strlen(utf8), PEP_S3_MAX_KEY_BYTES,
+									(size_t) PEP_S3_MAX_KEY_BYTES - 1 - PEP_S3_MAX_NAME_BYTES),
+						   NULL);
 		snprintf(t->prefix, sizeof(t->prefix), "%s/", utf8);
 	}
 
@@ -199,4 +222,6 @@ pep_s3_target_resolve(PEPS3Target *t, const char *directory, const char *s3_serv
 {
 	memset(t, 0, sizeof(PEPS3Target));
 	pep_s3_parse(t, directory);
+	pep_s3_server_settings(t, s3_server);
+	pep_s3_check_allowed(t);
 }
