@@ -22,8 +22,11 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -206,22 +209,27 @@ public final class S3Session implements AutoCloseable {
                         .multipartUpload(m -> m.parts(parts))));
   }
 
-  /** Aborts a pending upload; an upload that no longer exists counts as aborted. */
-  public void abort(String bucket, String key, String uploadId) throws IOException {
-    run(
+  /**
+   * Aborts a pending upload; an upload that no longer exists counts as aborted. Returns whether it
+   * was still pending.
+   */
+  public boolean abort(String bucket, String key, String uploadId) throws IOException {
+    return run(
         bucket,
         key,
         () -> {
           try {
             client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+            return true;
           } catch (NoSuchUploadException e) {
             // Already aborted or completed: nothing of it is pending any more.
+            return false;
           } catch (S3Exception e) {
             if (e.statusCode() != 404) {
               throw e;
             }
+            return false;
           }
-          return null;
         });
   }
 
@@ -253,11 +261,33 @@ public final class S3Session implements AutoCloseable {
 
   /** Pending multipart uploads under {@code prefix}, as {key, uploadId} pairs. */
   public List<String[]> listUploads(String bucket, String prefix) throws IOException {
+    List<String[]> uploads = new ArrayList<>();
+    for (MultipartUpload upload : pendingUploads(bucket, prefix)) {
+      uploads.add(new String[] {upload.key(), upload.uploadId()});
+    }
+    return uploads;
+  }
+
+  /**
+   * Pending multipart uploads of exactly {@code key}, as upload id to the time the server says it
+   * was initiated (null if it does not say).
+   */
+  public Map<String, Instant> uploadsOf(String bucket, String key) throws IOException {
+    Map<String, Instant> uploads = new LinkedHashMap<>();
+    for (MultipartUpload upload : pendingUploads(bucket, key)) {
+      if (upload.key().equals(key)) {
+        uploads.put(upload.uploadId(), upload.initiated());
+      }
+    }
+    return uploads;
+  }
+
+  private List<MultipartUpload> pendingUploads(String bucket, String prefix) throws IOException {
     return run(
         bucket,
         null,
         () -> {
-          List<String[]> uploads = new ArrayList<>();
+          List<MultipartUpload> uploads = new ArrayList<>();
           String keyMarker = null;
           String idMarker = null;
           boolean more;
@@ -267,9 +297,7 @@ public final class S3Session implements AutoCloseable {
             ListMultipartUploadsResponse page =
                 client.listMultipartUploads(
                     b -> b.bucket(bucket).prefix(prefix).keyMarker(k).uploadIdMarker(u));
-            for (MultipartUpload upload : page.uploads()) {
-              uploads.add(new String[] {upload.key(), upload.uploadId()});
-            }
+            uploads.addAll(page.uploads());
             more = Boolean.TRUE.equals(page.isTruncated());
             keyMarker = page.nextKeyMarker();
             idMarker = page.nextUploadIdMarker();
