@@ -75,6 +75,7 @@
 #include "pep_output.h"
 #include "pep_progress.h"
 #include "pep_s3export.h"
+#include "pep_s3ledger.h"
 #include "pep_shared.h"
 #include "pep_stream.h"
 
@@ -93,6 +94,8 @@ typedef struct PEPExport
 	PEPLedger  *ledger;			/* the ledger in the DSM */
 	PEPS3Target *s3target;		/* an object-store target, or NULL for a directory */
 	PEPS3Shared *s3;			/* its shared state in the DSM */
+	PEPS3Ledger s3ledger;		/* its ledger file, locked (fd -1 if not) */
+	bool		s3ledger_begun; /* the file holds this export's record */
 	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
 	Snapshot	snapshot;		/* registered snapshot the scans use */
 } PEPExport;
@@ -119,6 +122,30 @@ pep_terminate_workers(ParallelContext *pcxt, bool worker_0_first)
 }
 
 /*
+ * The ledger file after a failed object-store export, its workers gone:
+ * removed when every worker undid all it made, else kept (the lock
+ * released) for the next export or the sweep function, with a WARNING.  A
+ * dead record not swept yet is simply kept.
+ */
+static void
+pep_export_cleanup_s3(PEPExport *ex)
+{
+	if (ex->s3ledger_begun && (ex->s3 == NULL || pep_s3_all_undone(ex->shared, ex->s3)))
+	{
+		pep_s3ledger_remove(&ex->s3ledger);
+		return;
+	}
+	pep_s3ledger_release(&ex->s3ledger);
+	if (ex->s3ledger_begun)
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("objects or uploads of the failed export into \"%s\" may be left", ex->s3target->url),
+				 errdetail("Its record stays in \"%s\".", pep_s3ledger_path(&ex->s3ledger)),
+				 errhint("The next export into the same target removes them, or call parallel_export_parquet_sweep('%s').",
+						 ex->s3target->url)));
+}
+
+/*
  * PG_ENSURE_ERROR_CLEANUP callback: code is 0 on ERROR, 1 on FATAL.  Workers
  * first, files second; see the file header.
  */
@@ -136,6 +163,8 @@ pep_export_cleanup(int code, Datum arg)
 	/* An object-store export's workers undid their own objects as they exited. */
 	if (ex->s3target == NULL)
 		pep_output_remove(&ex->out, ex->ledger);
+	else
+		pep_export_cleanup_s3(ex);
 	if (ex->pcxt != NULL)
 	{
 		pep_progress_segment(NULL);
@@ -324,7 +353,8 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	if (ex->s3target != NULL)
 	{
 		ex->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc, pep_s3_shared_size(ex->s3target)),
-									ex->s3target, ex->out.overwrite);
+									ex->s3target, ex->out.overwrite,
+									pep_s3ledger_path(&ex->s3ledger), ex->s3ledger.dead);
 		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_S3, ex->s3);
 	}
 
@@ -524,6 +554,8 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		pep_s3_target_resolve(ex->s3target, directory, opts->s3_server);
 		ex->out.overwrite = opts->overwrite;
 		ex->out.parent_fd = ex->out.lock_fd = ex->out.staging_fd = -1;
+		/* A transient file: an error before the cleanup is registered closes it. */
+		(void) pep_s3ledger_open(&ex->s3ledger, ex->s3target, true);
 	}
 	else
 		pep_output_guard(&ex->out, directory, opts->overwrite);
@@ -541,8 +573,21 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 			pep_output_lock(&ex->out);
 			pep_output_create_staging(&ex->out);
 		}
+		else if (!ex->s3ledger.dead)
+		{
+			pep_s3ledger_begin(&ex->s3ledger, ex->s3target);
+			ex->s3ledger_begun = true;
+		}
 		pep_fault_pause(&fault, PEP_PAUSE_STARTING);
 		pep_export_launch(ex, src, nworkers, writer_options, opts->file_size_bytes, &queues);
+		/* A dead record: worker 0 sweeps it before this export's record begins. */
+		if (ex->s3target != NULL && ex->s3ledger.dead)
+		{
+			pep_s3_wait_swept(ex->shared, ex->s3, ex->pcxt);
+			pep_s3ledger_begin(&ex->s3ledger, ex->s3target);
+			ex->s3ledger_begun = true;
+			pep_s3_ledger_ready(ex->shared, ex->s3);
+		}
 		pep_progress_phase(PEP_PHASE_WRITING);
 
 		if (src->plan != NULL)
@@ -573,7 +618,12 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		CHECK_FOR_INTERRUPTS();
 		HOLD_INTERRUPTS();
 		if (ex->s3target != NULL)
+		{
+			/* Recorded before the workers hear of it: a failure here still undoes all. */
+			pep_s3ledger_append(&ex->s3ledger, PEP_S3LEDGER_COMMITTED);
 			pep_s3_commit(ex->shared, ex->s3, ex->pcxt);
+			pep_s3ledger_remove(&ex->s3ledger);
+		}
 		else
 		{
 			pep_output_publish(&ex->out);

@@ -49,7 +49,8 @@ pep_s3_shared_size(const PEPS3Target *target)
 }
 
 PEPS3Shared *
-pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite)
+pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite,
+				   const char *ledger_path, bool sweep)
 {
 	PEPS3Shared *s3 = (PEPS3Shared *) space;
 	const char *settings = pep_s3_settings_text(target);
@@ -66,6 +67,9 @@ pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite)
 	for (int i = 0; i < (int) sizeof(id); i++)
 		snprintf(s3->export_id + 2 * i, 3, "%02x", id[i]);
 	s3->overwrite = overwrite;
+	strlcpy(s3->ledger_path, ledger_path, sizeof(s3->ledger_path));
+	s3->sweep = sweep;
+	s3->ledger_ready = !sweep;
 	s3->phase = PEP_S3_WRITING;
 	memcpy(s3->settings, settings, strlen(settings) + 1);
 	return s3;
@@ -81,23 +85,21 @@ pep_s3_set_phase(PEPShared *shared, PEPS3Shared *s3, int phase)
 }
 
 /*
- * Set PUBLISH and wait, interruptibly, until worker 0 has written _SUCCESS.
- * A worker's ERROR arrives through CHECK_FOR_INTERRUPTS in the sleep; one
- * that stopped without a word is reported by WaitForParallelWorkersToFinish,
- * or here.
+ * Wait, interruptibly, until a worker sets *flag.  A worker's ERROR arrives
+ * through CHECK_FOR_INTERRUPTS in the sleep; one that stopped without a
+ * word is reported by WaitForParallelWorkersToFinish, or here.
  */
-void
-pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt, const PEPFault *fault)
+static void
+pep_s3_wait_for(PEPShared *shared, ParallelContext *pcxt, const bool *flag, const char *during)
 {
-	pep_s3_set_phase(shared, s3, PEP_S3_PUBLISH);
 	for (;;)
 	{
-		bool		sent;
+		bool		set;
 
 		SpinLockAcquire(&shared->mutex);
-		sent = s3->success_sent;
+		set = *flag;
 		SpinLockRelease(&shared->mutex);
-		if (sent)
+		if (set)
 			break;
 		for (int i = 0; i < pcxt->nworkers_launched; i++)
 		{
@@ -108,12 +110,55 @@ pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt, const 
 				WaitForParallelWorkersToFinish(pcxt);
 				ereport(ERROR,
 						(errcode(ERRCODE_INTERNAL_ERROR),
-						 errmsg("parallel export worker %d stopped during publication", i)));
+						 errmsg("parallel export worker %d stopped during %s", i, during)));
 			}
 		}
 		(void) ConditionVariableTimedSleep(&shared->cv, PEP_S3_WAIT_MS, WAIT_EVENT_PARALLEL_FINISH);
 	}
 	ConditionVariableCancelSleep();
+}
+
+/*
+ * Wait until worker 0 has swept the dead record the ledger file held; the
+ * caller then begins this export's record in it.
+ */
+void
+pep_s3_wait_swept(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt)
+{
+	pep_s3_wait_for(shared, pcxt, &s3->swept, "the sweep");
+}
+
+/* The ledger file holds this export's record: workers may start writing. */
+void
+pep_s3_ledger_ready(PEPShared *shared, PEPS3Shared *s3)
+{
+	SpinLockAcquire(&shared->mutex);
+	s3->ledger_ready = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+}
+
+/*
+ * After the workers are gone: did every worker that opened a session undo
+ * all it made?  Then the ledger file's record has nothing left to sweep.
+ */
+bool
+pep_s3_all_undone(PEPShared *shared, PEPS3Shared *s3)
+{
+	bool		all;
+
+	SpinLockAcquire(&shared->mutex);
+	all = s3->nundone == s3->nopened;
+	SpinLockRelease(&shared->mutex);
+	return all;
+}
+
+/* Set PUBLISH and wait until worker 0 has written _SUCCESS. */
+void
+pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt, const PEPFault *fault)
+{
+	pep_s3_set_phase(shared, s3, PEP_S3_PUBLISH);
+	pep_s3_wait_for(shared, pcxt, &s3->success_sent, "publication");
 	pep_fault_pause(fault, PEP_PAUSE_COMMITTING);
 }
 

@@ -42,11 +42,17 @@ typedef struct PEPS3Shared
 	char		url[1100];		/* s3://bucket/prefix/, for messages */
 	char		export_id[PEP_S3_EXPORT_ID_LEN + 1];	/* in every part name */
 	bool		overwrite;		/* a previous export of ours may be replaced */
+	char		ledger_path[MAXPGPATH]; /* the ledger file workers append to */
+	bool		sweep;			/* it held a dead record: worker 0 sweeps it first */
 
 	/* Protected by PEPShared.mutex. */
 	int			phase;			/* PEP_S3_* */
 	int			npublished;		/* workers whose uploads are complete */
 	bool		success_sent;	/* worker 0 wrote _SUCCESS */
+	bool		swept;			/* worker 0 swept the dead record */
+	bool		ledger_ready;	/* the leader began this export's record */
+	int			nopened;		/* workers that opened their session */
+	int			nundone;		/* of those, workers that undid all they made */
 
 	/* Per ledger entry, written by the worker that owns the entry. */
 	bool		part_closed[PEP_LEDGER_CAPACITY];	/* its upload is finished */
@@ -59,7 +65,11 @@ typedef struct PEPS3Shared
 
 /* The leader's side, pep_s3export.c. */
 extern Size pep_s3_shared_size(const PEPS3Target *target);
-extern PEPS3Shared *pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite);
+extern PEPS3Shared *pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite,
+										const char *ledger_path, bool sweep);
+extern void pep_s3_wait_swept(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
+extern void pep_s3_ledger_ready(PEPShared *shared, PEPS3Shared *s3);
+extern bool pep_s3_all_undone(PEPShared *shared, PEPS3Shared *s3);
 extern void pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt,
 						   const PEPFault *fault);
 extern void pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
@@ -69,6 +79,7 @@ typedef struct PEPS3Worker PEPS3Worker;
 struct PEPSink;
 
 extern PEPS3Worker *pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, struct PEPSink *sink);
+extern void pep_s3w_sweep(PEPS3Worker *sw);
 extern void pep_s3w_check_target(PEPS3Worker *sw);
 extern void pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key,
 							  char **display);

@@ -20,8 +20,11 @@
  * and after an ERROR, while the JVM is still up.  Unless the worker saw
  * COMMITTED it undoes what this worker made (S3Export.undo: _SUCCESS
  * first, then the uploads and objects, with short timeouts) and warns with
- * what may be left.  A worker that dies without it (SIGKILL, a crash)
- * leaves that to the ledger's sweep.
+ * what may be left, and counts itself undone in the DSM when nothing is,
+ * so the leader knows whether the ledger file's record can go.  A worker
+ * that dies without it (SIGKILL, a crash) leaves that to the sweep of the
+ * record: every step is in the ledger file before it is taken (S3Export).
+ * Worker 0 sweeps a dead export's record before it checks the target.
  *
  * IDENTIFICATION
  *	  extension/pep_s3worker.c
@@ -49,6 +52,8 @@ struct PEPS3Worker
 	PEPS3Shared *s3;			/* its object-store part */
 	jobject		sink;			/* the worker's BatchSink */
 	jobject		export;			/* global ref to the S3Export */
+	jmethodID	start_sweep;
+	jmethodID	sweep_step;
 	jmethodID	part_closed;
 	jmethodID	probe;
 	jmethodID	first_key;
@@ -123,7 +128,13 @@ pep_s3w_exit(int code, Datum arg)
 	if (failed)
 		(*env)->ExceptionClear(env);
 	pep_jvm_call_end(&saved, "could not undo the export");
-	if (failed)
+	if (!failed && left == NULL)
+	{
+		SpinLockAcquire(&sw->shared->mutex);
+		sw->s3->nundone++;
+		SpinLockRelease(&sw->shared->mutex);
+	}
+	else if (failed)
 		ereport(WARNING,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not undo the export into \"%s\"", sw->s3->url),
@@ -151,6 +162,7 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
 	jstring		bucket;
 	jstring		prefix;
 	jstring		export_id;
+	jstring		ledger_path;
 	jobject		local;
 	sigset_t	saved;
 
@@ -159,8 +171,10 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
 	sw->sink = pep_sink_object(sink);
 	open = pep_jvm_method(cls, "open",
 						  "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;"
-						  "Ljava/lang/String;)L" PEP_S3_EXPORT_CLASS ";", true);
+						  "Ljava/lang/String;Ljava/lang/String;)L" PEP_S3_EXPORT_CLASS ";", true);
 	attach = pep_jvm_method(cls, "attach", "(Lorg/parallelexport/parquet/BatchSink;)V", false);
+	sw->start_sweep = pep_jvm_method(cls, "startSweep", "()V", false);
+	sw->sweep_step = pep_jvm_method(cls, "sweepStep", "()Z", false);
 	sw->part_closed = pep_jvm_method(cls, "partClosed", "()V", false);
 	sw->probe = pep_jvm_method(cls, "probe", "()V", false);
 	sw->first_key = pep_jvm_method(cls, "firstKey", "()Ljava/lang/String;", false);
@@ -180,8 +194,10 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
 	bucket = pep_jvm_string(s3->bucket);
 	prefix = pep_jvm_string(s3->prefix);
 	export_id = pep_jvm_string(s3->export_id);
+	ledger_path = pep_jvm_string(s3->ledger_path);
 	pep_jvm_call_begin(&saved);
-	local = (*env)->CallStaticObjectMethod(env, cls, open, settings, bucket, prefix, export_id);
+	local = (*env)->CallStaticObjectMethod(env, cls, open, settings, bucket, prefix, export_id,
+										   ledger_path);
 	pep_jvm_call_end(&saved, psprintf("could not set up the object-store client for \"%s\"",
 									  s3->url));
 	(*env)->DeleteLocalRef(env, settings);
@@ -190,11 +206,45 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
 
 	/* From here on every failure undoes what this worker made. */
 	before_shmem_exit(pep_s3w_exit, PointerGetDatum(sw));
+	SpinLockAcquire(&shared->mutex);
+	s3->nopened++;
+	SpinLockRelease(&shared->mutex);
 
 	pep_jvm_call_begin(&saved);
 	(*env)->CallVoidMethod(env, sw->export, attach, sw->sink);
 	pep_jvm_call_end(&saved, "could not attach the object store to the parquet writer");
 	return sw;
+}
+
+/*
+ * Worker 0, first, when the ledger file held a dead export's record: undo
+ * what it lists, a step at a time with interrupts checked in between, and
+ * tell the leader, which then begins this export's record in the file.
+ */
+void
+pep_s3w_sweep(PEPS3Worker *sw)
+{
+	JNIEnv	   *env = pep_jvm_env();
+	const char *what = psprintf("could not sweep what an earlier export into \"%s\" left",
+								sw->s3->url);
+	bool		more;
+	sigset_t	saved;
+
+	(void) pep_s3w_call(sw, sw->start_sweep, false, what);
+	do
+	{
+		CHECK_FOR_INTERRUPTS();
+		pep_jvm_call_begin(&saved);
+		more = (*env)->CallBooleanMethod(env, sw->export, sw->sweep_step);
+		pep_jvm_call_end(&saved, what);
+	} while (more);
+	ereport(LOG,
+			(errmsg("swept what an export into \"%s\" that did not finish left behind",
+					sw->s3->url)));
+	SpinLockAcquire(&sw->shared->mutex);
+	sw->s3->swept = true;
+	SpinLockRelease(&sw->shared->mutex);
+	ConditionVariableBroadcast(&sw->shared->cv);
 }
 
 /*

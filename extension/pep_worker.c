@@ -336,9 +336,12 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 	ExecDropSingleTupleTableSlot(slot);
 }
 
-/* Report this worker's JVM ready and wait for every launched worker's. */
+/*
+ * Report this worker's JVM ready and wait for every launched worker's, and
+ * for an object-store export until the leader began its ledger record.
+ */
 static void
-pep_worker_start_barrier(PEPShared *shared)
+pep_worker_start_barrier(PEPShared *shared, PEPS3Shared *s3)
 {
 	SpinLockAcquire(&shared->mutex);
 	shared->nready++;
@@ -352,7 +355,8 @@ pep_worker_start_barrier(PEPShared *shared)
 		bool		all;
 
 		SpinLockAcquire(&shared->mutex);
-		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched;
+		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched &&
+			(s3 == NULL || s3->ledger_ready);
 		SpinLockRelease(&shared->mutex);
 		if (all)
 			break;
@@ -412,10 +416,14 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 		w.s3 = pep_s3w_open(w.shared, s3, w.sink);
 		/* Worker 0 checks the target before it reports ready: no row is read before. */
 		if (ParallelWorkerNumber == 0)
+		{
+			if (s3->sweep)
+				pep_s3w_sweep(w.s3);
 			pep_s3w_check_target(w.s3);
+		}
 	}
 
-	pep_worker_start_barrier(w.shared);
+	pep_worker_start_barrier(w.shared, s3);
 
 	if (w.shared->nleaves > 0)
 		pep_worker_scan(&w, shm_toc_lookup(toc, PARALLEL_KEY_PEP_SCANS, false));

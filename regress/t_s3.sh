@@ -29,7 +29,14 @@
 #                caller FATAL, worker terminate, an endpoint whose uploads
 #                fail: each asserts its premise (an upload pending, the fault
 #                reached), then no object and no upload of the export, no
-#                worker left, and a retry into the same prefix succeeds.
+#                worker left, no ledger file left, and a retry into the same
+#                prefix succeeds;
+#   race         a second export into a target whose export runs fails at
+#                once, and touches none of the running export's uploads;
+#   sigkill      a worker killed outright after _SUCCESS was written: the
+#                crash restart leaves the objects and the ledger file's
+#                record; the next export into the target sweeps exactly them
+#                and succeeds.
 # Nothing races a timer: faults come from the fault injection setting, and
 # the harness waits for what it can observe.
 #
@@ -113,11 +120,17 @@ duck() {
 # Objects and pending uploads under a prefix (ending in /), one per line.
 state_of() { look list "$BUCKET" "$1"; }
 
-# Nothing of the export into PREFIX: no object, no upload, no worker.
+# The ledger files in the data directory (one per target with a record).
+LEDGERS="$PEP_DATA/pg_parallel_export_parquet"
+ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
+
+# Nothing of the export into PREFIX: no object, no upload, no worker, no
+# ledger file.
 assert_s3_clean() {
 	local prefix="$1" what="$2" state workers problems=""
 	state=$(state_of "$prefix" 2>&1)
 	[[ -n "$state" ]] && problems+="left under $prefix:"$'\n'"$state"$'\n'
+	[[ -n "$(ledger_files)" ]] && problems+="ledger files left: $(ledger_files)"$'\n'
 	workers=$(live_workers)
 	[[ -n "$workers" ]] && problems+="parallel workers still running: $workers"$'\n'
 	[[ "$(sql 'SELECT 1')" != 1 ]] && problems+="server does not answer"$'\n'
@@ -348,5 +361,43 @@ case_terminate() {
 }
 case_terminate caller
 case_terminate worker
+
+# --- Two exports into one target: the second fails at once, the first is untouched.
+app=pep_s3_race
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:publishing';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/race', 2)"
+wait_mark "$app" "$PAUSE_MARK publishing"
+before=$(state_of race/)
+out=$(s3_export "'pep_s3', 's3://$BUCKET/race', 2")
+grep -qF 'another export into "s3://lake/race/" is running' <<<"$out"
+ok $? "race: the second export fails clearly" "$out"
+after=$(state_of race/)
+[[ $(uploads_of "$before") -ge 1 && "$after" == "$before" ]]
+ok $? "race: the running export's $(uploads_of "$before") pending upload(s) are untouched" "$before"$'\n'"---"$'\n'"$after"
+sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
+finish_export "$app"
+assert_s3_clean race/ "race"
+retry_ok race/ "race"
+
+# --- SIGKILL of a worker once _SUCCESS is out: the record survives, the next export sweeps it.
+app=pep_s3_sigkill
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:committing';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/sigkill', 2)"
+wait_mark "$app" "$PAUSE_MARK committing"
+kill -9 "$(sql "SELECT pid FROM pg_stat_activity w WHERE w.backend_type = 'parallel worker'
+	AND w.leader_pid = $(caller_pid "$app") ORDER BY pid LIMIT 1")"
+finish_export "$app"
+wait_until "sql 'SELECT 1' >/dev/null 2>&1"
+ok $? "sigkill: the server came back after the crash restart"
+state=$(state_of sigkill/)
+grep -q '^object sigkill/_SUCCESS ' <<<"$state" && [[ $(ledger_files | wc -l) == 1 ]]
+ok $? "sigkill: the dead export's _SUCCESS and parts are left, and its ledger file" "$state"$'\n'"$(ledger_files)"
+look put "$BUCKET" sigkill-other/keep.txt "theirs"
+before=$(wc -l <"$PEP_LOG")
+retry_ok sigkill/ "sigkill"
+tail -n +"$((before + 1))" "$PEP_LOG" | grep -qF 'swept what an export into "s3://lake/sigkill/" that did not finish left behind'
+ok $? "sigkill: the next export swept the dead record and logged it"
+[[ -z "$(ledger_files)" && "$(state_of sigkill-other/)" == "object sigkill-other/keep.txt 6" ]]
+ok $? "sigkill: no ledger file left; an object outside the record is untouched"
 
 tap_done

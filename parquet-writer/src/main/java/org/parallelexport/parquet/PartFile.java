@@ -9,6 +9,7 @@
  */
 package org.parallelexport.parquet;
 
+import java.io.IOException;
 import org.apache.parquet.io.OutputFile;
 
 public interface PartFile extends OutputFile {
@@ -23,6 +24,6 @@ public interface PartFile extends OutputFile {
 
   /** Makes the PartFile for one part; BatchSink's default writes local files. */
   interface Factory {
-    PartFile create(String path, CreatedByStamp stamp);
+    PartFile create(String path, CreatedByStamp stamp) throws IOException;
   }
 }

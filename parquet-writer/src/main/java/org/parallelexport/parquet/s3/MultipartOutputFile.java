@@ -47,15 +47,28 @@ public final class MultipartOutputFile implements PartFile {
   private final String bucket;
   private final String key;
   private final CreatedByStamp stamp;
+  private final UploadCreated created;
   private String uploadId;
   private Stream stream;
   private PendingUpload pending;
 
   public MultipartOutputFile(S3Session session, String bucket, String key, CreatedByStamp stamp) {
+    this(session, bucket, key, stamp, (k, id) -> {});
+  }
+
+  /** As above; {@code created} hears of the upload as soon as S3 gave it an id. */
+  MultipartOutputFile(
+      S3Session session, String bucket, String key, CreatedByStamp stamp, UploadCreated created) {
     this.session = requireNonNull(session, "session is null");
     this.bucket = requireNonNull(bucket, "bucket is null");
     this.key = requireNonNull(key, "key is null");
     this.stamp = requireNonNull(stamp, "stamp is null");
+    this.created = requireNonNull(created, "created is null");
+  }
+
+  /** Told of each upload this file creates, before a byte of it is sent (the ledger's line). */
+  interface UploadCreated {
+    void created(String key, String uploadId) throws IOException;
   }
 
   @Override
@@ -64,6 +77,7 @@ public final class MultipartOutputFile implements PartFile {
       throw new IllegalStateException("upload already created: " + getPath());
     }
     uploadId = session.createUpload(bucket, key);
+    created.created(key, uploadId);
     stream = new Stream();
     return stream;
   }

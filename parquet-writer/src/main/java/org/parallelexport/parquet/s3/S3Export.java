@@ -10,6 +10,12 @@
  * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
  * it replaced (deleteSuperseded).
  *
+ * Every step is recorded in the export's ledger file first (S3Ledger; DESIGN.md, "The ledger
+ * file"): "key K" before an upload is created, "upload K ID" once it has its id, "complete K"
+ * before it is completed, "success" before _SUCCESS, "superseded K" before a replaced part is
+ * deleted, so that the sweep can undo what a worker killed outright made. Worker 0 sweeps a dead
+ * export's record through this session before anything else (startSweep, sweepStep).
+ *
  * undo() is the worker's exit path after a failure: _SUCCESS first (put back as it was when this
  * export replaced one, else deleted), then the open part's upload and the pending ones aborted and
  * the completed objects deleted: exactly what this worker made, nothing found by listing. It uses
@@ -24,6 +30,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -48,6 +55,9 @@ public final class S3Export implements PartFile.Factory {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final S3Session session;
+  private final S3Ledger ledger;
+  private final Path ledgerPath;
+  private S3Sweep sweep;
   private final String bucket;
   private final String prefix;
   private final String exportId;
@@ -59,8 +69,16 @@ public final class S3Export implements PartFile.Factory {
   private byte[] previousManifest;
   private boolean successSent;
 
-  private S3Export(S3Session session, String bucket, String prefix, String exportId) {
+  private S3Export(
+      S3Session session,
+      S3Ledger ledger,
+      Path ledgerPath,
+      String bucket,
+      String prefix,
+      String exportId) {
     this.session = session;
+    this.ledger = ledger;
+    this.ledgerPath = ledgerPath;
     this.bucket = requireNonNull(bucket, "bucket is null");
     this.prefix = requireNonNull(prefix, "prefix is null");
     this.exportId = requireNonNull(exportId, "exportId is null");
@@ -68,10 +86,35 @@ public final class S3Export implements PartFile.Factory {
 
   /**
    * A worker's export: {@code settings} are S3Settings lines (they may hold a secret, which nothing
-   * here prints), {@code prefix} is "" or ends in "/".
+   * here prints), {@code prefix} is "" or ends in "/", {@code ledgerPath} the export's ledger file,
+   * which the leader created and locked.
    */
-  public static S3Export open(String settings, String bucket, String prefix, String exportId) {
-    return new S3Export(new S3Session(S3Settings.parse(settings)), bucket, prefix, exportId);
+  public static S3Export open(
+      String settings, String bucket, String prefix, String exportId, String ledgerPath)
+      throws IOException {
+    Path path = Path.of(ledgerPath);
+    S3Ledger ledger = S3Ledger.open(path);
+    try {
+      return new S3Export(
+          new S3Session(S3Settings.parse(settings)), ledger, path, bucket, prefix, exportId);
+    } catch (RuntimeException e) {
+      ledger.close();
+      throw e;
+    }
+  }
+
+  /** Worker 0, first, when the ledger file held a dead export's record: plans its sweep. */
+  public void startSweep() throws IOException {
+    sweep = new S3Sweep(S3Ledger.read(ledgerPath), session);
+  }
+
+  /** Takes one step of the sweep; false once it is done. */
+  public boolean sweepStep() throws IOException {
+    if (sweep.step()) {
+      return true;
+    }
+    sweep = null;
+    return false;
   }
 
   /** From now on {@code sink} writes its parts as uploads under the prefix. */
@@ -80,11 +123,12 @@ public final class S3Export implements PartFile.Factory {
   }
 
   @Override
-  public PartFile create(String name, CreatedByStamp stamp) {
+  public PartFile create(String name, CreatedByStamp stamp) throws IOException {
     if (current != null) {
       throw new IllegalStateException("part " + current.getPath() + " is still open");
     }
-    current = new MultipartOutputFile(session, bucket, prefix + name, stamp);
+    ledger.key(prefix + name);
+    current = new MultipartOutputFile(session, bucket, prefix + name, stamp, ledger::upload);
     return current;
   }
 
@@ -163,6 +207,7 @@ public final class S3Export implements PartFile.Factory {
       PendingUpload upload = pending.get(0);
       // Recorded first: an answer lost after the server completed it still gets it deleted.
       completed.add(upload.key());
+      ledger.complete(upload.key());
       upload.complete(session);
       pending.remove(0);
     }
@@ -202,6 +247,7 @@ public final class S3Export implements PartFile.Factory {
     versions.put("parquet_java", Version.VERSION_NUMBER);
     versions.put("postgresql", postgresVersion);
     byte[] manifest = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    ledger.success();
     successSent = true;
     session.put(bucket, prefix + SUCCESS, manifest, "application/json");
   }
@@ -212,6 +258,9 @@ public final class S3Export implements PartFile.Factory {
    */
   public String deleteSuperseded() {
     try {
+      for (String key : superseded) {
+        ledger.superseded(key);
+      }
       session.delete(bucket, superseded);
       superseded.clear();
       return null;
@@ -278,10 +327,5 @@ public final class S3Export implements PartFile.Factory {
         + "\", among them \""
         + left.get(0)
         + "\".";
-  }
-
-  /** Ends the session's threads; after a successful export or after undo. */
-  public void close() {
-    session.close();
   }
 }
