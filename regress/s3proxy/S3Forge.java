@@ -1,16 +1,14 @@
 /*
- * regress/lib/S3Forge.java: makes and inspects object-store state for the shell harnesses, through
- * the extension's own S3 client against the test server.
+ * S3Forge: makes what a killed object-store export leaves, for the sweep harness
+ * (regress/t_s3_sweep.sh), through the extension's own S3 client against the test server; S3Look
+ * shows the result.
  *
- *   java -cp JAR regress/lib/S3Forge.java dead LEDGER PREFIX   a killed export under PREFIX
- *   java -cp JAR regress/lib/S3Forge.java put KEY              an object (someone else's)
- *   java -cp JAR regress/lib/S3Forge.java upload KEY           a pending upload; prints its id
- *   java -cp JAR regress/lib/S3Forge.java keys PREFIX          objects under PREFIX, one a line
- *   java -cp JAR regress/lib/S3Forge.java uploads PREFIX       pending uploads: "KEY ID" lines
+ *   java -cp JAR:DIR S3Forge dead BUCKET LEDGER PREFIX   a killed export under PREFIX
+ *   java -cp JAR:DIR S3Forge upload BUCKET KEY           a pending upload; prints its id
  *
- * Run by java's source launcher with the installed jar on the class path. The server comes from
- * PEP_S3_ENDPOINT, PEP_S3_IDENTITY and PEP_S3_CREDENTIAL (regress/lib/s3proxy.sh's s3proxy.env);
- * the bucket is PEP_S3_BUCKET. "dead" appends to LEDGER (whose first line the harness wrote) the
+ * Compiled against the installed jar, whose classes it uses. The server comes from
+ * PEP_S3_ENDPOINT, PEP_S3_IDENTITY and PEP_S3_CREDENTIAL (regress/lib/s3proxy.sh's s3proxy.env).
+ * "dead" appends to LEDGER (whose first line the harness wrote) the
  * way a killed export's workers would, each line before its step: part 0 completed, part 1 pending
  * with its id recorded, part 2 pending with only its key recorded (the crash fell between the
  * request and its line), and _SUCCESS written; it prints the keys and ids it made.
@@ -22,9 +20,9 @@ import org.parallelexport.parquet.s3.S3Ledger;
 import org.parallelexport.parquet.s3.S3Session;
 import org.parallelexport.parquet.s3.S3Settings;
 
-public class S3Forge {
+public final class S3Forge {
   public static void main(String[] args) throws Exception {
-    String bucket = System.getenv("PEP_S3_BUCKET");
+    String bucket = args[1];
     S3Settings settings =
         S3Settings.parse(
             "endpoint="
@@ -37,21 +35,10 @@ public class S3Forge {
     try (S3Session s3 = new S3Session(settings)) {
       switch (args[0]) {
         case "dead":
-          dead(s3, bucket, Path.of(args[1]), args[2]);
-          break;
-        case "put":
-          s3.put(bucket, args[1], bytes("someone else's"), "application/octet-stream");
+          dead(s3, bucket, Path.of(args[2]), args[3]);
           break;
         case "upload":
-          System.out.println(s3.createUpload(bucket, args[1]));
-          break;
-        case "keys":
-          s3.listKeys(bucket, args[1], 10_000).forEach(System.out::println);
-          break;
-        case "uploads":
-          for (String[] u : s3.listUploads(bucket, args[1])) {
-            System.out.println(u[0] + " " + u[1]);
-          }
+          System.out.println(s3.createUpload(bucket, args[2]));
           break;
         default:
           throw new IllegalArgumentException("unknown command " + args[0]);
