@@ -74,7 +74,7 @@
 #include "pep_guc.h"
 #include "pep_output.h"
 #include "pep_progress.h"
-#include "pep_s3target.h"
+#include "pep_s3export.h"
 #include "pep_shared.h"
 #include "pep_stream.h"
 
@@ -91,14 +91,25 @@ typedef struct PEPExport
 	ParallelContext *pcxt;		/* the workers, once created */
 	PEPShared  *shared;			/* shared state in the DSM */
 	PEPLedger  *ledger;			/* the ledger in the DSM */
+	PEPS3Target *s3target;		/* an object-store target, or NULL for a directory */
+	PEPS3Shared *s3;			/* its shared state in the DSM */
 	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
 	Snapshot	snapshot;		/* registered snapshot the scans use */
 } PEPExport;
 
-/* Terminate every launched worker and wait until each has exited. */
+/*
+ * Terminate every launched worker and wait until each has exited.  With
+ * worker_0_first (object storage), worker 0 goes alone first: its exit path
+ * takes _SUCCESS away before any other worker deletes a part it names.
+ */
 static void
-pep_terminate_workers(ParallelContext *pcxt)
+pep_terminate_workers(ParallelContext *pcxt, bool worker_0_first)
 {
+	if (worker_0_first && pcxt->nworkers_launched > 0 && pcxt->worker[0].bgwhandle != NULL)
+	{
+		TerminateBackgroundWorker(pcxt->worker[0].bgwhandle);
+		(void) WaitForBackgroundWorkerShutdown(pcxt->worker[0].bgwhandle);
+	}
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		if (pcxt->worker[i].bgwhandle != NULL)
 			TerminateBackgroundWorker(pcxt->worker[i].bgwhandle);
@@ -117,10 +128,14 @@ pep_export_cleanup(int code, Datum arg)
 	PEPExport  *ex = (PEPExport *) DatumGetPointer(arg);
 
 	HOLD_INTERRUPTS();
+	/* An error in a wait leaves us on the DSM's condition variable: leave it before unmapping. */
+	ConditionVariableCancelSleep();
 	pep_progress_phase(PEP_PHASE_CLEANING_UP);
 	if (ex->pcxt != NULL)
-		pep_terminate_workers(ex->pcxt);
-	pep_output_remove(&ex->out, ex->ledger);
+		pep_terminate_workers(ex->pcxt, ex->s3target != NULL);
+	/* An object-store export's workers undid their own objects as they exited. */
+	if (ex->s3target == NULL)
+		pep_output_remove(&ex->out, ex->ledger);
 	if (ex->pcxt != NULL)
 	{
 		pep_progress_segment(NULL);
@@ -247,6 +262,11 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPColumn) * src->ncolumns);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPLedger));
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	if (ex->s3target != NULL)
+	{
+		shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(ex->s3target));
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
 	if (nleaves > 0)
 	{
 		shm_toc_estimate_chunk(&pcxt->estimator, scan_size);
@@ -266,10 +286,15 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->nleaves = nleaves;
 	shared->relid = src->relid;
 	shared->batch_rows = pep_batch_rows(src);
-	strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
-	shared->staging_dev = (uint64) ex->out.staging_st.st_dev;
-	shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
-	strlcpy(shared->target, ex->out.target, MAXPGPATH);
+	if (ex->s3target != NULL)
+		strlcpy(shared->target, ex->s3target->url, MAXPGPATH);
+	else
+	{
+		strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
+		shared->staging_dev = (uint64) ex->out.staging_st.st_dev;
+		shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
+		strlcpy(shared->target, ex->out.target, MAXPGPATH);
+	}
 	strlcpy(shared->source, src->display, sizeof(shared->source));
 	pep_java_setup(shared);
 	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
@@ -294,6 +319,14 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	SpinLockInit(&ex->ledger->mutex);
 	ex->ledger->nentries = 0;
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_LEDGER, ex->ledger);
+
+	/* The settings, secret included, go into the DSM and nowhere else. */
+	if (ex->s3target != NULL)
+	{
+		ex->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc, pep_s3_shared_size(ex->s3target)),
+									ex->s3target, ex->out.overwrite);
+		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_S3, ex->s3);
+	}
 
 	if (nleaves > 0)
 	{
@@ -358,20 +391,23 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 }
 
 /*
- * Wait until every worker has finished, reporting progress meanwhile.  A
- * worker's error interrupts the wait (CHECK_FOR_INTERRUPTS rethrows it); a
- * worker that stopped without a word is left to
- * WaitForParallelWorkersToFinish, which reports it.
+ * Wait until every worker has finished writing, reporting progress
+ * meanwhile.  A worker's error interrupts the wait (the sleep's
+ * CHECK_FOR_INTERRUPTS rethrows it); a worker that stopped without a word
+ * is left to WaitForParallelWorkersToFinish, which reports it.  Workers
+ * broadcast on the condition variable when they are done, so the wait ends
+ * at once.  An object-store export's workers stay for publication.
  */
 static void
 pep_export_wait(PEPExport *ex)
 {
 	ParallelContext *pcxt = ex->pcxt;
+	bool		stopped = false;
 
 	for (;;)
 	{
 		int			done = 0;
-		bool		stopped = false;
+		bool		stopped_now = false;
 
 		pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
 		for (int i = 0; i < pcxt->nworkers_launched; i++)
@@ -381,16 +417,17 @@ pep_export_wait(PEPExport *ex)
 			if (ex->shared->workers[i].state == PEP_WORKER_DONE)
 				done++;
 			else if (GetBackgroundWorkerPid(pcxt->worker[i].bgwhandle, &pid) == BGWH_STOPPED)
-				stopped = true;
+				stopped_now = true;
 		}
+		stopped = stopped_now;
 		if (done == pcxt->nworkers_launched || stopped)
 			break;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 PEP_PROGRESS_INTERVAL_MS, WAIT_EVENT_PARALLEL_FINISH);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		(void) ConditionVariableTimedSleep(&ex->shared->cv, PEP_PROGRESS_INTERVAL_MS,
+										   WAIT_EVENT_PARALLEL_FINISH);
 	}
-	WaitForParallelWorkersToFinish(pcxt);
+	ConditionVariableCancelSleep();
+	if (ex->s3target == NULL || stopped)
+		WaitForParallelWorkersToFinish(pcxt);
 	pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
 }
 
@@ -429,7 +466,8 @@ pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz sta
 
 	memset(summary, 0, sizeof(PEPSummary));
 	strlcpy(summary->source, src->display, sizeof(summary->source));
-	strlcpy(summary->directory, ex->out.target, sizeof(summary->directory));
+	strlcpy(summary->directory, ex->s3target != NULL ? ex->s3target->url : ex->out.target,
+			sizeof(summary->directory));
 	summary->rows = rows;
 	summary->workers = ex->pcxt->nworkers_launched;
 	for (int i = 0; i < summary->workers; i++)
@@ -458,7 +496,6 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	PEPFault	fault;
 	uint64		rows = 0;
 	int			nworkers;
-	PEPS3Target s3target;
 
 	if (IsInParallelMode())
 		ereport(ERROR,
@@ -480,14 +517,16 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	else
 		nworkers = workers;
 
-	/*
-	 * Guard first: a rejected directory is never reached by the cleanup.  An
-	 * s3:// target is checked in full (pep_s3target.c), then refused by the
-	 * local guard as a path that is not absolute.
-	 */
+	/* Guard first: a rejected target is never reached by the cleanup. */
 	if (pep_s3_is_target(directory))
-		pep_s3_target_resolve(&s3target, directory, opts->s3_server);
-	pep_output_guard(&ex->out, directory, opts->overwrite);
+	{
+		ex->s3target = palloc0(sizeof(PEPS3Target));
+		pep_s3_target_resolve(ex->s3target, directory, opts->s3_server);
+		ex->out.overwrite = opts->overwrite;
+		ex->out.parent_fd = ex->out.lock_fd = ex->out.staging_fd = -1;
+	}
+	else
+		pep_output_guard(&ex->out, directory, opts->overwrite);
 
 	ex->snapshot = RegisterSnapshot(GetActiveSnapshot());
 	pep_progress_start(src->relid, src->pages);
@@ -497,8 +536,11 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		shm_mq_handle **queues = NULL;
 		uint64		sent = 0;
 
-		pep_output_lock(&ex->out);
-		pep_output_create_staging(&ex->out);
+		if (ex->s3target == NULL)
+		{
+			pep_output_lock(&ex->out);
+			pep_output_create_staging(&ex->out);
+		}
 		pep_fault_pause(&fault, PEP_PAUSE_STARTING);
 		pep_export_launch(ex, src, nworkers, writer_options, opts->file_size_bytes, &queues);
 		pep_progress_phase(PEP_PHASE_WRITING);
@@ -517,18 +559,26 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		pep_export_wait(ex);
 		rows = pep_export_collect(ex, src->plan != NULL, sent);
 		pep_progress_phase(PEP_PHASE_PUBLISHING);
-		pep_output_seal(&ex->out, ex->ledger);
+		if (ex->s3target == NULL)
+			pep_output_seal(&ex->out, ex->ledger);
 		pep_fault_pause(&fault, PEP_PAUSE_PUBLISHING);
 		if (strcmp(fault.point, "publish_error") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("injected fault during publication")));
+		if (ex->s3target != NULL)
+			pep_s3_publish(ex->shared, ex->s3, ex->pcxt, &fault);
 
 		/* The commit point: see the file header. */
 		CHECK_FOR_INTERRUPTS();
 		HOLD_INTERRUPTS();
-		pep_output_publish(&ex->out);
-		pep_output_release(&ex->out);
+		if (ex->s3target != NULL)
+			pep_s3_commit(ex->shared, ex->s3, ex->pcxt);
+		else
+		{
+			pep_output_publish(&ex->out);
+			pep_output_release(&ex->out);
+		}
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 

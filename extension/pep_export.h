@@ -18,7 +18,7 @@
 typedef struct PEPSummary
 {
 	char		source[1024];	/* the source as messages name it */
-	char		directory[MAXPGPATH];	/* the published directory */
+	char		directory[1100];	/* the published directory or s3:// URL */
 	uint64		rows;			/* rows exported */
 	uint64		bytes;			/* bytes of all parts */
 	int			parts;			/* part files */
