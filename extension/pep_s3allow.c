@@ -118,7 +118,6 @@ pep_s3_check_targets(char **newval, void **extra, GucSource source)
 	PEPAllowEntry *entries;
 	int			n;
 	const char *problem;
-
 	bool		unattended = source > PGC_S_DEFAULT && source < PGC_S_INTERACTIVE;
 
 	if (pep_s3_all_allowed(*newval) || pep_s3_none_allowed(*newval))
