@@ -21,7 +21,13 @@
  * Host names compare without regard to case.
  *
  * The value is checked where it is set (SET, ALTER SYSTEM, ALTER ROLE,
- * postgresql.conf), so that a typo fails there and not every export.
+ * postgresql.conf), so that a typo fails there and not every export.  A
+ * value PostgreSQL applies without anyone to tell (postgresql.conf, a role's
+ * or database's setting, the client's connection options, all applied when
+ * the library loads) is only warned about when refused, and the setting
+ * keeps what it had: the default "*" at load.  So that such a typo cannot
+ * open every bucket, it forbids s3:// targets in the session instead, until
+ * a value from one of those places is accepted (a corrected file, reloaded).
  *
  * IDENTIFICATION
  *	  extension/pep_s3allow.c
@@ -35,6 +41,9 @@
 #define PEP_S3_TARGETS_GUC	"parallel_export_parquet.object_store_targets"
 
 char	   *pep_object_store_targets = NULL;
+
+/* The last value applied without a caller to tell was refused. */
+static bool pep_s3_targets_refused = false;
 
 /* One entry of the list: host NULL for a bare bucket, bucket "*" for all. */
 typedef struct PEPAllowEntry
@@ -109,10 +118,14 @@ pep_s3_check_targets(char **newval, void **extra, GucSource source)
 	PEPAllowEntry *entries;
 	int			n;
 	const char *problem;
+	bool		unattended = source > PGC_S_DEFAULT && source < PGC_S_INTERACTIVE;
 
 	if (pep_s3_all_allowed(*newval) || pep_s3_none_allowed(*newval))
-		return true;
-	problem = pep_s3_parse_targets(*newval, &entries, &n);
+		problem = NULL;
+	else
+		problem = pep_s3_parse_targets(*newval, &entries, &n);
+	if (unattended)
+		pep_s3_targets_refused = problem != NULL;
 	if (problem == NULL)
 		return true;
 	GUC_check_errdetail("%s", problem);
@@ -129,6 +142,13 @@ pep_s3_check_allowed(const PEPS3Target *t)
 	int			port = 0;
 	int			n;
 
+	if (pep_s3_targets_refused)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("object storage target \"%s\" is not allowed", t->url),
+				 errdetail("The configured value of \"%s\" is invalid, which forbids every object storage target.",
+						   PEP_S3_TARGETS_GUC),
+				 errhint("The server log says what is wrong with the value; correct it where it is set.")));
 	if (pep_s3_all_allowed(value))
 		return;
 

@@ -17,12 +17,14 @@
  *	  them for directories), and short enough that prefix plus the longest
  *	  object name an export writes fits S3's 1,024-byte key.  It is
  *	  normalised to end in "/"; the bucket's root is "";
+ *	- the foreign server named by s3_server, USAGE on it and the user
+ *	  mapping give the endpoint and the settings (pep_s3server.c);
  *	- parallel_export_parquet.object_store_targets (pep_s3allow.c) lists the
- *	  target's bucket, or the endpoint's host with the bucket.
+ *	  target's bucket, or the endpoint's host with the bucket: it is checked
+ *	  last because an entry may name the server's endpoint.
  *
- * Then the foreign server, USAGE on it and the user mapping give the
- * endpoint and the settings (pep_s3server.c).  Every error names the target
- * by the text the caller wrote or by t->url, never by the settings.
+ * Every error names the target by the text the caller wrote or by t->url,
+ * never by the settings.
  *
  * IDENTIFICATION
  *	  extension/pep_s3target.c
