@@ -74,6 +74,8 @@
 #include "pep_guc.h"
 #include "pep_output.h"
 #include "pep_progress.h"
+#include "pep_s3export.h"
+#include "pep_s3ledger.h"
 #include "pep_shared.h"
 #include "pep_stream.h"
 
@@ -90,20 +92,57 @@ typedef struct PEPExport
 	ParallelContext *pcxt;		/* the workers, once created */
 	PEPShared  *shared;			/* shared state in the DSM */
 	PEPLedger  *ledger;			/* the ledger in the DSM */
+	PEPS3Target *s3target;		/* an object-store target, or NULL for a directory */
+	PEPS3Shared *s3;			/* its shared state in the DSM */
+	PEPS3Ledger s3ledger;		/* its ledger file, locked (fd -1 if not) */
+	bool		s3ledger_begun; /* the file holds this export's record */
 	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
 	Snapshot	snapshot;		/* registered snapshot the scans use */
 } PEPExport;
 
-/* Terminate every launched worker and wait until each has exited. */
+/*
+ * Terminate every launched worker and wait until each has exited.  With
+ * worker_0_first (object storage), worker 0 goes alone first: its exit path
+ * takes _SUCCESS away before any other worker deletes a part it names.
+ */
 static void
-pep_terminate_workers(ParallelContext *pcxt)
+pep_terminate_workers(ParallelContext *pcxt, bool worker_0_first)
 {
+	if (worker_0_first && pcxt->nworkers_launched > 0 && pcxt->worker[0].bgwhandle != NULL)
+	{
+		TerminateBackgroundWorker(pcxt->worker[0].bgwhandle);
+		(void) WaitForBackgroundWorkerShutdown(pcxt->worker[0].bgwhandle);
+	}
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		if (pcxt->worker[i].bgwhandle != NULL)
 			TerminateBackgroundWorker(pcxt->worker[i].bgwhandle);
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		if (pcxt->worker[i].bgwhandle != NULL)
 			(void) WaitForBackgroundWorkerShutdown(pcxt->worker[i].bgwhandle);
+}
+
+/*
+ * The ledger file after a failed object-store export, its workers gone:
+ * removed when every worker undid all it made, else kept (the lock
+ * released) for the next export or the sweep function, with a WARNING.  A
+ * dead record not swept yet is simply kept.
+ */
+static void
+pep_export_cleanup_s3(PEPExport *ex)
+{
+	if (ex->s3ledger_begun && (ex->s3 == NULL || pep_s3_all_undone(ex->shared, ex->s3)))
+	{
+		pep_s3ledger_remove(&ex->s3ledger);
+		return;
+	}
+	pep_s3ledger_release(&ex->s3ledger);
+	if (ex->s3ledger_begun)
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("objects or uploads of the failed export into \"%s\" may be left", ex->s3target->url),
+				 errdetail("Its record stays in \"%s\".", pep_s3ledger_path(&ex->s3ledger)),
+				 errhint("The next export into the same target removes them, or call parallel_export_parquet_sweep('%s').",
+						 ex->s3target->url)));
 }
 
 /*
@@ -116,10 +155,16 @@ pep_export_cleanup(int code, Datum arg)
 	PEPExport  *ex = (PEPExport *) DatumGetPointer(arg);
 
 	HOLD_INTERRUPTS();
+	/* An error in a wait leaves us on the DSM's condition variable: leave it before unmapping. */
+	ConditionVariableCancelSleep();
 	pep_progress_phase(PEP_PHASE_CLEANING_UP);
 	if (ex->pcxt != NULL)
-		pep_terminate_workers(ex->pcxt);
-	pep_output_remove(&ex->out, ex->ledger);
+		pep_terminate_workers(ex->pcxt, ex->s3target != NULL);
+	/* An object-store export's workers undid their own objects as they exited. */
+	if (ex->s3target == NULL)
+		pep_output_remove(&ex->out, ex->ledger);
+	else
+		pep_export_cleanup_s3(ex);
 	if (ex->pcxt != NULL)
 	{
 		pep_progress_segment(NULL);
@@ -158,10 +203,12 @@ pep_auto_workers(PEPSource *src)
  * Find the installed jar, and add the AppCDS archive made for it at install
  * time to the JVM options: it cuts a worker's start-up by most of the class
  * loading.  A stale archive is harmless; the JVM ignores it.  Point snappy-java
- * at the native library unpacked at install time.
+ * at the native library unpacked at install time.  Fills jar_path
+ * (MAXPGPATH bytes) and jvm_options (PEP_JVM_OPTIONS_LEN bytes); the sweep's
+ * worker starts its JVM from the same.
  */
-static void
-pep_java_setup(PEPShared *shared)
+void
+pep_java_setup(char *jar_path, char *jvm_options)
 {
 	char		share[MAXPGPATH];
 	char	   *archive;
@@ -170,11 +217,11 @@ pep_java_setup(PEPShared *shared)
 	struct stat st;
 
 	get_share_path(my_exec_path, share);
-	snprintf(shared->jar_path, MAXPGPATH, "%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
-	if (stat(shared->jar_path, &st) != 0)
+	snprintf(jar_path, MAXPGPATH, "%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
+	if (stat(jar_path, &st) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not access the extension's jar \"%s\": %m", shared->jar_path),
+				 errmsg("could not access the extension's jar \"%s\": %m", jar_path),
 				 errhint("Install the extension again with \"make install\".")));
 
 	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
@@ -191,8 +238,7 @@ pep_java_setup(PEPShared *shared)
 	/* JDK 22 and later warn in the server log at every native codec load without it. */
 	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
 	appendStringInfoString(&options, pep_jvm_options);
-	if (strlcpy(shared->jvm_options, options.data, sizeof(shared->jvm_options)) >=
-		sizeof(shared->jvm_options))
+	if (strlcpy(jvm_options, options.data, PEP_JVM_OPTIONS_LEN) >= PEP_JVM_OPTIONS_LEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("value of \"%s\" is too long", "parallel_export_parquet.jvm_options")));
@@ -246,6 +292,11 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPColumn) * src->ncolumns);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPLedger));
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	if (ex->s3target != NULL)
+	{
+		shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(ex->s3target));
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
 	if (nleaves > 0)
 	{
 		shm_toc_estimate_chunk(&pcxt->estimator, scan_size);
@@ -265,12 +316,17 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->nleaves = nleaves;
 	shared->relid = src->relid;
 	shared->batch_rows = pep_batch_rows(src);
-	strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
-	shared->staging_dev = (uint64) ex->out.staging_st.st_dev;
-	shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
-	strlcpy(shared->target, ex->out.target, MAXPGPATH);
+	if (ex->s3target != NULL)
+		strlcpy(shared->target, ex->s3target->url, MAXPGPATH);
+	else
+	{
+		strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
+		shared->staging_dev = (uint64) ex->out.staging_st.st_dev;
+		shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
+		strlcpy(shared->target, ex->out.target, MAXPGPATH);
+	}
 	strlcpy(shared->source, src->display, sizeof(shared->source));
-	pep_java_setup(shared);
+	pep_java_setup(shared->jar_path, shared->jvm_options);
 	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
 		sizeof(shared->writer_options))
 		ereport(ERROR,
@@ -293,6 +349,15 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	SpinLockInit(&ex->ledger->mutex);
 	ex->ledger->nentries = 0;
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_LEDGER, ex->ledger);
+
+	/* The settings, secret included, go into the DSM and nowhere else. */
+	if (ex->s3target != NULL)
+	{
+		ex->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc, pep_s3_shared_size(ex->s3target)),
+									ex->s3target, ex->out.overwrite,
+									pep_s3ledger_path(&ex->s3ledger), ex->s3ledger.dead);
+		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_S3, ex->s3);
+	}
 
 	if (nleaves > 0)
 	{
@@ -357,20 +422,23 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 }
 
 /*
- * Wait until every worker has finished, reporting progress meanwhile.  A
- * worker's error interrupts the wait (CHECK_FOR_INTERRUPTS rethrows it); a
- * worker that stopped without a word is left to
- * WaitForParallelWorkersToFinish, which reports it.
+ * Wait until every worker has finished writing, reporting progress
+ * meanwhile.  A worker's error interrupts the wait (the sleep's
+ * CHECK_FOR_INTERRUPTS rethrows it); a worker that stopped without a word
+ * is left to WaitForParallelWorkersToFinish, which reports it.  Workers
+ * broadcast on the condition variable when they are done, so the wait ends
+ * at once.  An object-store export's workers stay for publication.
  */
 static void
 pep_export_wait(PEPExport *ex)
 {
 	ParallelContext *pcxt = ex->pcxt;
+	bool		stopped = false;
 
 	for (;;)
 	{
 		int			done = 0;
-		bool		stopped = false;
+		bool		stopped_now = false;
 
 		pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
 		for (int i = 0; i < pcxt->nworkers_launched; i++)
@@ -380,16 +448,17 @@ pep_export_wait(PEPExport *ex)
 			if (ex->shared->workers[i].state == PEP_WORKER_DONE)
 				done++;
 			else if (GetBackgroundWorkerPid(pcxt->worker[i].bgwhandle, &pid) == BGWH_STOPPED)
-				stopped = true;
+				stopped_now = true;
 		}
+		stopped = stopped_now;
 		if (done == pcxt->nworkers_launched || stopped)
 			break;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 PEP_PROGRESS_INTERVAL_MS, WAIT_EVENT_PARALLEL_FINISH);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		(void) ConditionVariableTimedSleep(&ex->shared->cv, PEP_PROGRESS_INTERVAL_MS,
+										   WAIT_EVENT_PARALLEL_FINISH);
 	}
-	WaitForParallelWorkersToFinish(pcxt);
+	ConditionVariableCancelSleep();
+	if (ex->s3target == NULL || stopped)
+		WaitForParallelWorkersToFinish(pcxt);
 	pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
 }
 
@@ -428,7 +497,8 @@ pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz sta
 
 	memset(summary, 0, sizeof(PEPSummary));
 	strlcpy(summary->source, src->display, sizeof(summary->source));
-	strlcpy(summary->directory, ex->out.target, sizeof(summary->directory));
+	strlcpy(summary->directory, ex->s3target != NULL ? ex->s3target->url : ex->out.target,
+			sizeof(summary->directory));
 	summary->rows = rows;
 	summary->workers = ex->pcxt->nworkers_launched;
 	for (int i = 0; i < summary->workers; i++)
@@ -478,8 +548,18 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	else
 		nworkers = workers;
 
-	/* Guard first: a rejected directory is never reached by the cleanup. */
-	pep_output_guard(&ex->out, directory, opts->overwrite);
+	/* Guard first: a rejected target is never reached by the cleanup. */
+	if (pep_s3_is_target(directory))
+	{
+		ex->s3target = palloc0(sizeof(PEPS3Target));
+		pep_s3_target_resolve(ex->s3target, directory, opts->s3_server);
+		ex->out.overwrite = opts->overwrite;
+		ex->out.parent_fd = ex->out.lock_fd = ex->out.staging_fd = -1;
+		/* A transient file: an error before the cleanup is registered closes it. */
+		(void) pep_s3ledger_open(&ex->s3ledger, ex->s3target, true);
+	}
+	else
+		pep_output_guard(&ex->out, directory, opts->overwrite);
 
 	ex->snapshot = RegisterSnapshot(GetActiveSnapshot());
 	pep_progress_start(src->relid, src->pages);
@@ -489,10 +569,26 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		shm_mq_handle **queues = NULL;
 		uint64		sent = 0;
 
-		pep_output_lock(&ex->out);
-		pep_output_create_staging(&ex->out);
+		if (ex->s3target == NULL)
+		{
+			pep_output_lock(&ex->out);
+			pep_output_create_staging(&ex->out);
+		}
+		else if (!ex->s3ledger.dead)
+		{
+			pep_s3ledger_begin(&ex->s3ledger, ex->s3target);
+			ex->s3ledger_begun = true;
+		}
 		pep_fault_pause(&fault, PEP_PAUSE_STARTING);
 		pep_export_launch(ex, src, nworkers, writer_options, opts->file_size_bytes, &queues);
+		/* A dead record: worker 0 sweeps it before this export's record begins. */
+		if (ex->s3target != NULL && ex->s3ledger.dead)
+		{
+			pep_s3_wait_swept(ex->shared, ex->s3, ex->pcxt);
+			pep_s3ledger_begin(&ex->s3ledger, ex->s3target);
+			ex->s3ledger_begun = true;
+			pep_s3_ledger_ready(ex->shared, ex->s3);
+		}
 		pep_progress_phase(PEP_PHASE_WRITING);
 
 		if (src->plan != NULL)
@@ -509,18 +605,31 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		pep_export_wait(ex);
 		rows = pep_export_collect(ex, src->plan != NULL, sent);
 		pep_progress_phase(PEP_PHASE_PUBLISHING);
-		pep_output_seal(&ex->out, ex->ledger);
+		if (ex->s3target == NULL)
+			pep_output_seal(&ex->out, ex->ledger);
 		pep_fault_pause(&fault, PEP_PAUSE_PUBLISHING);
 		if (strcmp(fault.point, "publish_error") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("injected fault during publication")));
+		if (ex->s3target != NULL)
+			pep_s3_publish(ex->shared, ex->s3, ex->pcxt, &fault);
 
 		/* The commit point: see the file header. */
 		CHECK_FOR_INTERRUPTS();
 		HOLD_INTERRUPTS();
-		pep_output_publish(&ex->out);
-		pep_output_release(&ex->out);
+		if (ex->s3target != NULL)
+		{
+			/* Recorded before the workers hear of it: a failure here still undoes all. */
+			pep_s3ledger_append(&ex->s3ledger, PEP_S3LEDGER_COMMITTED);
+			pep_s3_commit(ex->shared, ex->s3, ex->pcxt);
+			pep_s3ledger_remove(&ex->s3ledger);
+		}
+		else
+		{
+			pep_output_publish(&ex->out);
+			pep_output_release(&ex->out);
+		}
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 

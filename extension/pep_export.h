@@ -18,13 +18,16 @@
 typedef struct PEPSummary
 {
 	char		source[1024];	/* the source as messages name it */
-	char		directory[MAXPGPATH];	/* the published directory */
+	char		directory[1100];	/* the published directory or s3:// URL */
 	uint64		rows;			/* rows exported */
 	uint64		bytes;			/* bytes of all parts */
 	int			parts;			/* part files */
 	int			workers;		/* workers that ran */
 	double		seconds;		/* wall time of the call */
 } PEPSummary;
+
+/* The installed jar and the JVM options a worker starts its JVM with. */
+extern void pep_java_setup(char *jar_path, char *jvm_options);
 
 /* Export src into directory as opts say; fills summary and returns rows. */
 extern uint64 pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,

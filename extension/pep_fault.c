@@ -13,9 +13,14 @@
  *	open_error:K		worker K raises ERROR while opening its first part
  *	close_error:K		worker K raises ERROR while closing its part
  *	publish_error		the leader raises ERROR during publication
+ *	s3_error:K:N		after N batches, the object store answers worker K's
+ *						uploads with HTTP 503 until its retries give up
  *	pause:PHASE			the leader waits in PHASE: starting (staging created,
  *						no worker yet), publishing (_SUCCESS staged, before
- *						the rename) or published (after the rename)
+ *						the rename; object storage: every part written and
+ *						pending, before PUBLISH), committing (object storage
+ *						only: _SUCCESS written, before the commit point) or
+ *						published (after the commit point)
  *
  * Worker and batches default to 0.  The check hook refuses any other value
  * at SET, so a typo cannot silently disable a test's fault.
@@ -46,12 +51,13 @@
 #include "pep_guc.h"
 
 static const char *const pep_fault_points[] = {
-	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error", "pause"
+	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error",
+	"s3_error", "pause"
 };
 
 /* Indexed by PEPPause. */
 static const char *const pep_pause_names[] = {
-	"", "starting", "publishing", "published"
+	"", "starting", "publishing", "published", "committing"
 };
 
 /* A non-negative int, the whole token; false otherwise. */
@@ -102,7 +108,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 			known = true;
 	if (!known)
 	{
-		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, pause.";
+		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, s3_error, pause.";
 		return false;
 	}
 	strlcpy(fault->point, tokens[0], sizeof(fault->point));
@@ -114,7 +120,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 				fault->pause = (PEPPause) p;
 		if (fault->pause == PEP_PAUSE_NONE)
 		{
-			*problem = "A pause names one phase: pause:starting, pause:publishing or pause:published.";
+			*problem = "A pause names one phase: pause:starting, pause:publishing, pause:committing or pause:published.";
 			return false;
 		}
 		return true;

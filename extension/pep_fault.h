@@ -18,8 +18,10 @@ typedef enum PEPPause
 {
 	PEP_PAUSE_NONE = 0,
 	PEP_PAUSE_STARTING,			/* staging created, no worker launched */
-	PEP_PAUSE_PUBLISHING,		/* _SUCCESS in staging, before the rename */
-	PEP_PAUSE_PUBLISHED			/* after the rename, before the return */
+	PEP_PAUSE_PUBLISHING,		/* _SUCCESS in staging, before the rename; object
+								 * storage: every part pending, before PUBLISH */
+	PEP_PAUSE_PUBLISHED,		/* after the rename (the commit), before the return */
+	PEP_PAUSE_COMMITTING		/* object storage: _SUCCESS written, before the commit */
 } PEPPause;
 
 typedef struct PEPFault

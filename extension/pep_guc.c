@@ -6,8 +6,11 @@
  * Every setting that decides what a worker loads or runs (the JVM library,
  * its options, the fault-injection test hook) is superuser-only: a role
  * that may export must not be able to make a worker load another library,
- * jar or agent.  jvm_options is checked where it is set as well
- * (pep_jvmopts.c), so that a typo fails the SET, not every export.
+ * jar or agent.  object_store_targets is superuser-only too: it is the
+ * superuser's limit on where in object storage exports may write.
+ * jvm_options and object_store_targets are checked where they are set as
+ * well (pep_jvmopts.c, pep_s3allow.c), so that a typo fails the SET, not
+ * every export.
  * Parallel workers receive the leader's values through PostgreSQL's own GUC
  * state serialization.
  *
@@ -23,6 +26,7 @@
 #include "pep_fault.h"
 #include "pep_guc.h"
 #include "pep_jvmopts.h"
+#include "pep_s3front.h"
 
 #ifndef PEP_DEFAULT_LIBJVM
 #error "PEP_DEFAULT_LIBJVM must be set by the build"
@@ -71,6 +75,15 @@ pep_define_gucs(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("parallel_export_parquet.object_store_targets",
+							   "Object storage targets that exports may write to.",
+							   "\"*\" allows all, an empty string none; otherwise a comma-separated list of bucket, host/bucket and host/* entries.",
+							   &pep_object_store_targets,
+							   "*",
+							   PGC_SUSET,
+							   0,
+							   pep_s3_check_targets, NULL, NULL);
 
 	MarkGUCPrefixReserved("parallel_export_parquet");
 }

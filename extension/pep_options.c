@@ -26,6 +26,7 @@
 #include "pep_contract.h"
 #include "pep_extension.h"
 #include "pep_options.h"
+#include "pep_s3target.h"
 
 static const char *const pep_codecs[] = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
@@ -94,15 +95,16 @@ void
 pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
 	/*
-	 * A database whose SQL definitions predate this library would pass fewer
-	 * arguments than are read below.
+	 * A database still at version 1.0 passes the arguments 1.0 had, and a
+	 * later argument missing from its call means its default; SQL definitions
+	 * that do not match any version of this library are refused.
 	 */
-	if (PG_NARGS() != PEP_NARGS)
+	if (PG_NARGS() < PEP_NARGS_1_0 || PG_NARGS() > PEP_NARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the SQL definition of parallel_export_parquet does not match its library"),
-				 errdetail("The function was called with %d arguments; the library expects %d.",
-						   PG_NARGS(), PEP_NARGS),
+				 errdetail("The function was called with %d arguments; the library expects %d to %d.",
+						   PG_NARGS(), PEP_NARGS_1_0, PEP_NARGS),
 				 errhint("Run ALTER EXTENSION parallel_export_parquet UPDATE, or drop and create the extension again.")));
 
 	memset(opts, 0, sizeof(PEPOptions));
@@ -178,6 +180,16 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	if (!PG_ARGISNULL(PEP_ARG_UNCONSTRAINED_NUMERIC))
 		pep_parse_numeric_as(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_UNCONSTRAINED_NUMERIC)),
 							 &opts->types);
+
+	if (PG_NARGS() > PEP_ARG_S3_SERVER && !PG_ARGISNULL(PEP_ARG_S3_SERVER))
+	{
+		opts->s3_server = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_S3_SERVER));
+		if (!pep_s3_is_target(TextDatumGetCString(PG_GETARG_DATUM(1))))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("option \"%s\" is valid only for an object storage target", "s3_server"),
+					 errhint("Give the directory as s3://bucket/prefix, or leave out s3_server.")));
+	}
 }
 
 /*

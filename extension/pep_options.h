@@ -31,6 +31,7 @@ typedef struct PEPOptions
 	ArrayType  *bloom_filter_columns;	/* column names, or NULL */
 	bool		overwrite;		/* replace a previous complete export */
 	PEPTypeChoices types;		/* unconstrained_numeric */
+	char	   *s3_server;		/* foreign server of an s3:// target, or NULL */
 } PEPOptions;
 
 /* dictionary => true, false, or NULL: decided per column from statistics. */
@@ -52,7 +53,10 @@ typedef struct PEPOptions
 #define PEP_ARG_BLOOM_FILTER_COLUMNS 12
 #define PEP_ARG_OVERWRITE			13
 #define PEP_ARG_UNCONSTRAINED_NUMERIC 14
-#define PEP_NARGS					15
+#define PEP_ARG_S3_SERVER			15
+#define PEP_NARGS					16
+/* Arguments of the 1.0 definition; later ones are read when they are passed. */
+#define PEP_NARGS_1_0				15
 
 extern void pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts);
 extern char *pep_options_writer_text(const PEPOptions *opts, const PEPSource *src);

@@ -94,7 +94,7 @@ pep_is_export_file(const char *name)
  * subject is the file; NULL if it can be.  A second hard link means that
  * someone else can reach the file under another name, which may be theirs.
  */
-static const char *
+const char *
 pep_file_problem(const struct stat *st)
 {
 	if (S_ISLNK(st->st_mode))

@@ -42,5 +42,6 @@ extern void pep_output_release(PEPOutput *out);
 extern void pep_output_remove(PEPOutput *out, PEPLedger *ledger);
 extern int	pep_ledger_enter(PEPLedger *ledger, bool part);
 extern void pep_ledger_created(PEPLedger *ledger, int entry);
+extern const char *pep_file_problem(const struct stat *st);
 
 #endif							/* PEP_OUTPUT_H */

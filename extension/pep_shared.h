@@ -41,6 +41,8 @@
 #define PEP_LEDGER_NAME_LEN		32
 /* Bytes of each leader-to-worker tuple queue for streamed sources. */
 #define PEP_QUEUE_SIZE			(2 * 1024 * 1024)
+/* Room for a worker's JVM options, the AppCDS archive's included. */
+#define PEP_JVM_OPTIONS_LEN		2048
 
 /* Worker outcome, reported in PEPWorkerSlot.state. */
 #define PEP_WORKER_STARTING		0
@@ -90,7 +92,7 @@ typedef struct PEPShared
 	char		target[MAXPGPATH];	/* directory the export publishes to */
 	char		source[1024];	/* the source as messages name it */
 	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
-	char		jvm_options[2048];	/* JVM options, the AppCDS archive's included */
+	char		jvm_options[PEP_JVM_OPTIONS_LEN];	/* JVM options, the AppCDS archive's included */
 	char		writer_options[8192];	/* key=value lines for BatchSink */
 	int64		file_size_bytes;	/* a worker starts a new part past this; 0: never */
 	PEPTypeChoices types;		/* the caller's type mappings */

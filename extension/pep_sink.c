@@ -274,3 +274,10 @@ pep_sink_part_size(PEPSink *sink)
 	pep_jvm_call_end(&saved, sink->write_msg);
 	return (uint64) bytes;
 }
+
+/* The BatchSink itself, for calls that hand it to other Java objects. */
+jobject
+pep_sink_object(PEPSink *sink)
+{
+	return sink->sink;
+}

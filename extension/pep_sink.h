@@ -11,6 +11,8 @@
 #ifndef PEP_SINK_H
 #define PEP_SINK_H
 
+#include <jni.h>
+
 #include "pep_batch.h"
 
 typedef struct PEPSink PEPSink;
@@ -20,5 +22,6 @@ extern void pep_sink_open_part(PEPSink *sink, const char *path, const char *disp
 extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
 extern uint64 pep_sink_close_part(PEPSink *sink);
 extern uint64 pep_sink_part_size(PEPSink *sink);
+extern jobject pep_sink_object(PEPSink *sink);
 
 #endif							/* PEP_SINK_H */

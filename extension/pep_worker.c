@@ -18,7 +18,10 @@
  * file is created (see pep_export.c for why), and marked created after.
  * Parts are created only inside the staging directory the leader made,
  * reached through a descriptor this worker holds, never by its name
- * (pep_worker_open_staging).
+ * (pep_worker_open_staging).  For an object-store target there is no
+ * staging directory: each part is a multipart upload under the prefix that
+ * stays pending until publication, and after writing the worker stays for
+ * the publication phases (pep_s3worker.c).
  *
  * IDENTIFICATION
  *	  extension/pep_worker.c
@@ -44,6 +47,7 @@
 #include "pep_guc.h"
 #include "pep_jvm.h"
 #include "pep_output.h"
+#include "pep_s3export.h"
 #include "pep_shared.h"
 #include "pep_sink.h"
 #include "pep_worker.h"
@@ -56,6 +60,9 @@ typedef struct PEPWorker
 	PEPWorkerSlot *slot;		/* what this worker reports */
 	PEPBatch   *batch;			/* the batch being filled */
 	PEPSink    *sink;			/* the Java writer */
+	PEPS3Worker *s3;			/* an object-store export's side, or NULL */
+	int			part_entry;		/* the open part's ledger entry */
+	uint64		part_rows_before;	/* rows written before the open part */
 	PEPFault	fault;			/* injected fault, if any */
 	int			staging_fd;		/* the leader's staging directory, held open */
 	char		staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
@@ -114,19 +121,32 @@ pep_worker_open_staging(PEPWorker *w)
 				 errhint("An export needs the proc file system mounted at /proc.")));
 }
 
+/*
+ * Open the next part: a file in the staging directory, or for an object
+ * store an upload under the prefix (its name carries the export id).
+ */
 static void
 pep_worker_open_part(PEPWorker *w)
 {
 	int			entry = pep_ledger_enter(w->ledger, true);
-	char	   *name = w->ledger->names[entry];
-	char	   *display_path = psprintf("%s/%s", w->shared->staging, name);
+	char	   *path;
+	char	   *display_path;
 
+	if (w->s3 != NULL)
+		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
+	else
+	{
+		path = psprintf("%s/%s", w->staging_via, w->ledger->names[entry]);
+		display_path = psprintf("%s/%s", w->shared->staging, w->ledger->names[entry]);
+	}
 	if (pep_fault_is(&w->fault, "open_error", ParallelWorkerNumber))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("injected fault while opening part \"%s\"", display_path)));
-	pep_sink_open_part(w->sink, psprintf("%s/%s", w->staging_via, name), display_path);
+	pep_sink_open_part(w->sink, path, display_path);
 	pep_ledger_created(w->ledger, entry);
+	w->part_entry = entry;
+	w->part_rows_before = w->rows;
 	w->part_open = true;
 }
 
@@ -141,6 +161,8 @@ pep_worker_close_part(PEPWorker *w)
 				 errmsg("injected fault while closing a part")));
 	bytes = pep_sink_close_part(w->sink);
 	w->part_open = false;
+	if (w->s3 != NULL)
+		pep_s3w_part_closed(w->s3, w->part_entry, w->rows - w->part_rows_before, bytes);
 	w->slot->bytes += bytes;
 	w->slot->bytes_open = 0;
 	w->slot->parts++;
@@ -185,6 +207,8 @@ pep_worker_flush(PEPWorker *w)
 
 	if (w->fault.batches == w->batches)
 	{
+		if (w->s3 != NULL && pep_fault_is(&w->fault, "s3_error", ParallelWorkerNumber))
+			pep_s3w_fail_uploads(w->s3);
 		if (pep_fault_is(&w->fault, "worker_error", ParallelWorkerNumber))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -312,9 +336,12 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 	ExecDropSingleTupleTableSlot(slot);
 }
 
-/* Report this worker's JVM ready and wait for every launched worker's. */
+/*
+ * Report this worker's JVM ready and wait for every launched worker's, and
+ * for an object-store export until the leader began its ledger record.
+ */
 static void
-pep_worker_start_barrier(PEPShared *shared)
+pep_worker_start_barrier(PEPShared *shared, PEPS3Shared *s3)
 {
 	SpinLockAcquire(&shared->mutex);
 	shared->nready++;
@@ -328,7 +355,8 @@ pep_worker_start_barrier(PEPShared *shared)
 		bool		all;
 
 		SpinLockAcquire(&shared->mutex);
-		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched;
+		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched &&
+			(s3 == NULL || s3->ledger_ready);
 		SpinLockRelease(&shared->mutex);
 		if (all)
 			break;
@@ -341,6 +369,7 @@ void
 pep_worker_main(dsm_segment *seg, shm_toc *toc)
 {
 	PEPWorker	w;
+	PEPS3Shared *s3;
 	PEPColumn  *columns;
 	ErrorContextCallback errcallback;
 	char	   *options;
@@ -350,6 +379,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	w.shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, false);
 	w.ledger = shm_toc_lookup(toc, PARALLEL_KEY_PEP_LEDGER, false);
 	columns = shm_toc_lookup(toc, PARALLEL_KEY_PEP_COLUMNS, false);
+	s3 = shm_toc_lookup(toc, PARALLEL_KEY_PEP_S3, true);
 	w.slot = &w.shared->workers[ParallelWorkerNumber];
 	w.slot->pid = MyProcPid;
 	/*
@@ -368,7 +398,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	errcallback.previous = error_context_stack;
 	error_context_stack = &errcallback;
 
-	pep_worker_open_staging(&w);
+	if (s3 == NULL)
+		pep_worker_open_staging(&w);
 	pep_fault_parse(&w.fault);
 	options = w.shared->writer_options;
 	if (pep_fault_is(&w.fault, "java_error", ParallelWorkerNumber))
@@ -380,8 +411,19 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	w.sink = pep_sink_create(w.batch, options);
 	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
 										  ALLOCSET_DEFAULT_SIZES);
+	if (s3 != NULL)
+	{
+		w.s3 = pep_s3w_open(w.shared, s3, w.sink);
+		/* Worker 0 checks the target before it reports ready: no row is read before. */
+		if (ParallelWorkerNumber == 0)
+		{
+			if (s3->sweep)
+				pep_s3w_sweep(w.s3);
+			pep_s3w_check_target(w.s3);
+		}
+	}
 
-	pep_worker_start_barrier(w.shared);
+	pep_worker_start_barrier(w.shared, s3);
 
 	if (w.shared->nleaves > 0)
 		pep_worker_scan(&w, shm_toc_lookup(toc, PARALLEL_KEY_PEP_SCANS, false));
@@ -408,6 +450,10 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	SpinLockAcquire(&w.shared->mutex);
 	w.slot->state = PEP_WORKER_DONE;
 	SpinLockRelease(&w.shared->mutex);
+	ConditionVariableBroadcast(&w.shared->cv);
+
+	if (w.s3 != NULL)
+		pep_s3w_publish(w.s3, w.ledger);
 
 	error_context_stack = errcallback.previous;
 }

@@ -63,3 +63,117 @@ JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) s.pid
 LEFT JOIN @extschema@.parallel_export_parquet_progress_targets() AS t
        ON t.pid OPERATOR(pg_catalog.=) s.pid
 WHERE s.param11 OPERATOR(pg_catalog.=) '5260624'::pg_catalog.int8;
+
+-- 3. Object storage.  The foreign-data wrapper whose servers say where an
+-- object store is and whose user mappings hold the keys for it
+-- (pep_s3server.c checks their options).  It has no handler: its servers
+-- are named by exports, never scanned.
+CREATE FUNCTION @extschema@.parallel_export_parquet_s3_validator(pg_catalog.text[], pg_catalog.oid)
+RETURNS pg_catalog.void
+AS 'MODULE_PATHNAME', 'pep_s3_fdw_validator'
+LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet_s3_validator(pg_catalog.text[], pg_catalog.oid) IS
+'checks the options of parallel_export_parquet_s3 servers and user mappings';
+
+CREATE FOREIGN DATA WRAPPER parallel_export_parquet_s3
+    VALIDATOR @extschema@.parallel_export_parquet_s3_validator;
+
+COMMENT ON FOREIGN DATA WRAPPER parallel_export_parquet_s3 IS
+'object stores exports may write to: a server gives the endpoint, a user mapping the keys';
+
+-- 4. The s3_server argument (position 15): the foreign server of an s3://
+-- target.  Only its name is in the call, so pg_stat_activity and the log
+-- show no key.
+DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
+    pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
+    pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text);
+DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
+    pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
+    pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text);
+
+CREATE FUNCTION @extschema@.parallel_export_parquet(
+    source pg_catalog.text,
+    directory pg_catalog.text,
+    workers pg_catalog.int4 DEFAULT NULL,
+    compression pg_catalog.text DEFAULT 'snappy',
+    compression_level pg_catalog.int4 DEFAULT NULL,
+    row_group_rows pg_catalog.int8 DEFAULT 122880,
+    row_group_bytes pg_catalog.int8 DEFAULT 67108864,
+    file_size_bytes pg_catalog.int8 DEFAULT NULL,
+    page_size pg_catalog.int4 DEFAULT 1048576,
+    dictionary pg_catalog.bool DEFAULT NULL,
+    statistics pg_catalog.bool DEFAULT true,
+    parquet_version pg_catalog.text DEFAULT 'v1',
+    bloom_filter_columns pg_catalog.text[] DEFAULT NULL,
+    overwrite pg_catalog.bool DEFAULT false,
+    unconstrained_numeric pg_catalog.text DEFAULT 'text',
+    s3_server pg_catalog.text DEFAULT NULL)
+RETURNS pg_catalog.int8
+AS 'MODULE_PATHNAME', 'pep_export_text'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION @extschema@.parallel_export_parquet(
+    source pg_catalog.regclass,
+    directory pg_catalog.text,
+    workers pg_catalog.int4 DEFAULT NULL,
+    compression pg_catalog.text DEFAULT 'snappy',
+    compression_level pg_catalog.int4 DEFAULT NULL,
+    row_group_rows pg_catalog.int8 DEFAULT 122880,
+    row_group_bytes pg_catalog.int8 DEFAULT 67108864,
+    file_size_bytes pg_catalog.int8 DEFAULT NULL,
+    page_size pg_catalog.int4 DEFAULT 1048576,
+    dictionary pg_catalog.bool DEFAULT NULL,
+    statistics pg_catalog.bool DEFAULT true,
+    parquet_version pg_catalog.text DEFAULT 'v1',
+    bloom_filter_columns pg_catalog.text[] DEFAULT NULL,
+    overwrite pg_catalog.bool DEFAULT false,
+    unconstrained_numeric pg_catalog.text DEFAULT 'text',
+    s3_server pg_catalog.text DEFAULT NULL)
+RETURNS pg_catalog.int8
+AS 'MODULE_PATHNAME', 'pep_export_regclass'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
+    pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
+    pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
+    pg_catalog.text) IS
+'export a table, view or query into a server directory or an s3:// prefix of Parquet part files, written by parallel workers; returns the rows exported';
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
+    pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
+    pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
+    pg_catalog.text) IS
+'export a relation into a server directory or an s3:// prefix of Parquet part files, written by parallel workers; returns the rows exported';
+
+-- Writes server files: nobody may call it unless granted.
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
+    pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
+    pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
+    pg_catalog.text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
+    pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
+    pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
+    pg_catalog.text) FROM PUBLIC;
+
+-- 5. Undo what a dead object-store export left (DESIGN.md, "The ledger
+-- file"): its caller was killed or the server crashed, so its record in
+-- the data directory lists uploads to abort and objects to delete.  Only
+-- what the record lists is touched, never anything else under the prefix;
+-- a running export's record is never read (its lock is an error).  Safe to
+-- call again after a failure, and a no-op on a target without a record.
+CREATE FUNCTION @extschema@.parallel_export_parquet_sweep(
+    target pg_catalog.text,
+    s3_server pg_catalog.text DEFAULT NULL,
+    OUT target pg_catalog.text,
+    OUT dead_record pg_catalog.bool,
+    OUT uploads_aborted pg_catalog.int4,
+    OUT objects_deleted pg_catalog.int4)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'pep_s3_sweep'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet_sweep(pg_catalog.text, pg_catalog.text) IS
+'abort the uploads and delete the objects a dead object-store export recorded, and nothing else';
+
+-- Changes object storage as an export does: nobody may call it unless granted.
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet_sweep(pg_catalog.text, pg_catalog.text) FROM PUBLIC;

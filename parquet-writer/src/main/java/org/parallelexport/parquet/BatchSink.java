@@ -55,10 +55,11 @@ public final class BatchSink {
   private final ParquetProperties properties;
   private ByteBuffer buffer;
   private long batches;
+  private PartFile.Factory partFiles = (path, stamp) -> new SyncingOutputFile(Path.of(path), stamp);
 
   // The open part, all null when none is.
   private String partPath;
-  private SyncingOutputFile partFile;
+  private PartFile partFile;
   private LocalCodecFactory partCodecs;
   private PartWriter partWriter;
   // Set when a writeBatch failed: the writer may hold half a row, so no footer may be written.
@@ -303,13 +304,21 @@ public final class BatchSink {
     this.buffer = buffer;
   }
 
-  /** Creates the file, which must not exist, and starts a part. */
+  /**
+   * Where parts go from now on: {@code factory} makes each part's PartFile from the path openPart
+   * is given (an object-store export makes uploads, s3.S3Export). Local files by default.
+   */
+  public void usePartFiles(PartFile.Factory factory) {
+    partFiles = requireNonNull(factory, "factory is null");
+  }
+
+  /** Creates the part, which must not exist, and starts writing it. */
   public void openPart(String path) throws IOException {
     requireNonNull(path, "path is null");
     if (partWriter != null) {
       throw new IllegalStateException("part " + partPath + " is still open");
     }
-    SyncingOutputFile file = new SyncingOutputFile(Path.of(path), stamp);
+    PartFile file = partFiles.create(path, stamp);
     LocalCodecFactory codecs = new LocalCodecFactory(options.compressionLevel);
     try {
       partWriter =
@@ -322,7 +331,7 @@ public final class BatchSink {
               codecs.getCompressor(options.compression),
               options);
     } catch (IOException | RuntimeException | Error e) {
-      file.abort();
+      file.abandon();
       codecs.release();
       throw e;
     }
@@ -362,7 +371,7 @@ public final class BatchSink {
     return partWriter.dataSize();
   }
 
-  /** Finishes the footer, syncs and closes the file; returns its size in bytes. */
+  /** Finishes the footer and closes the part (a file is synced); returns its size in bytes. */
   public long closePart() throws IOException {
     requireOpenPart("close");
     if (partFailed) {
@@ -389,14 +398,14 @@ public final class BatchSink {
   }
 
   /**
-   * Gives up the open part's file handle without writing a footer; the caller deletes the file.
-   * Never throws; does nothing when no part is open.
+   * Gives up the open part without writing a footer; the caller deletes the file (an upload is
+   * aborted by its owner). Never throws; does nothing when no part is open.
    */
   public void abortPart() {
     if (partFile == null) {
       return;
     }
-    partFile.abort();
+    partFile.abandon();
     try {
       partCodecs.release();
     } catch (RuntimeException ignored) {
@@ -424,5 +433,15 @@ public final class BatchSink {
     if (partWriter == null) {
       throw new IllegalStateException("cannot " + action + " a part: none is open");
     }
+  }
+
+  /** The Parquet schema every part gets. */
+  public MessageType schema() {
+    return schema;
+  }
+
+  /** The key-value metadata every part's footer gets (the Avro schema among it). */
+  public Map<String, String> metadata() {
+    return metadata;
   }
 }

@@ -23,10 +23,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
-import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
-final class SyncingOutputFile implements OutputFile {
+final class SyncingOutputFile implements PartFile {
   // Parquet hands over whole pages; a quarter megabyte keeps small footer writes from becoming
   // system calls without holding much memory per worker.
   private static final int BUFFER_BYTES = 256 * 1024;
@@ -77,18 +76,19 @@ final class SyncingOutputFile implements OutputFile {
     return path.toString();
   }
 
-  /** Bytes written so far; after close, the file's size. */
-  long position() {
+  @Override
+  public long position() {
     return stream == null ? 0 : stream.position;
   }
 
-  /** Whether the stream was closed on a file that has no footer: it must not be published. */
-  boolean footerMissing() {
+  @Override
+  public boolean footerMissing() {
     return stream != null && stream.footerMissing;
   }
 
-  /** Releases the file handle without flushing or syncing. Never throws; safe to repeat. */
-  void abort() {
+  /** Releases the file handle without flushing or syncing; the C side deletes the file. */
+  @Override
+  public void abandon() {
     if (stream != null) {
       stream.abort();
     }

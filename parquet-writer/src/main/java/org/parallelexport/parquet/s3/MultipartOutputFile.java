@@ -33,12 +33,12 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Future;
-import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 import org.parallelexport.parquet.CreatedByStamp;
+import org.parallelexport.parquet.PartFile;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
-public final class MultipartOutputFile implements OutputFile {
+public final class MultipartOutputFile implements PartFile {
   // S3 numbers an upload's parts 1 to 10,000.
   private static final int MAX_PARTS = 10_000;
   private static final int FIRST_BUFFER_BYTES = 64 * 1024;
@@ -47,15 +47,28 @@ public final class MultipartOutputFile implements OutputFile {
   private final String bucket;
   private final String key;
   private final CreatedByStamp stamp;
+  private final UploadCreated created;
   private String uploadId;
   private Stream stream;
   private PendingUpload pending;
 
   public MultipartOutputFile(S3Session session, String bucket, String key, CreatedByStamp stamp) {
+    this(session, bucket, key, stamp, (k, id) -> {});
+  }
+
+  /** As above; {@code created} hears of the upload as soon as S3 gave it an id. */
+  MultipartOutputFile(
+      S3Session session, String bucket, String key, CreatedByStamp stamp, UploadCreated created) {
     this.session = requireNonNull(session, "session is null");
     this.bucket = requireNonNull(bucket, "bucket is null");
     this.key = requireNonNull(key, "key is null");
     this.stamp = requireNonNull(stamp, "stamp is null");
+    this.created = requireNonNull(created, "created is null");
+  }
+
+  /** Told of each upload this file creates, before a byte of it is sent (the ledger's line). */
+  interface UploadCreated {
+    void created(String key, String uploadId) throws IOException;
   }
 
   @Override
@@ -64,6 +77,7 @@ public final class MultipartOutputFile implements OutputFile {
       throw new IllegalStateException("upload already created: " + getPath());
     }
     uploadId = session.createUpload(bucket, key);
+    created.created(key, uploadId);
     stream = new Stream();
     return stream;
   }
@@ -102,8 +116,28 @@ public final class MultipartOutputFile implements OutputFile {
   }
 
   /** Bytes written so far; after close, the object's size. */
+  @Override
   public long position() {
     return pending != null ? pending.size() : stream == null ? 0 : stream.position;
+  }
+
+  /** A closed stream without a pending upload failed in its footer: never publishable. */
+  @Override
+  public boolean footerMissing() {
+    return stream != null && stream.closed && pending == null;
+  }
+
+  /**
+   * Gives the part up: abort() with its failure swallowed, for BatchSink's error path; the upload's
+   * owner (S3Export) aborts it again, and reports, if this one did not get through.
+   */
+  @Override
+  public void abandon() {
+    try {
+      abort();
+    } catch (IOException | RuntimeException e) {
+      // The owner's cleanup retries the abort; the caller already has an error to report.
+    }
   }
 
   /**
@@ -111,11 +145,16 @@ public final class MultipartOutputFile implements OutputFile {
    * abort. Safe to repeat; throws only if the abort itself failed.
    */
   public void abort() throws IOException {
+    abort(session);
+  }
+
+  /** abort() with the request sent through {@code via}, e.g. the session's forCleanup view. */
+  void abort(S3Session via) throws IOException {
     if (stream != null) {
       stream.drop();
     }
     if (uploadId != null) {
-      session.abort(bucket, key, uploadId);
+      via.abort(bucket, key, uploadId);
     }
     pending = null;
   }

@@ -22,8 +22,11 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -31,6 +34,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -41,8 +45,12 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.regions.Region;
@@ -61,16 +69,24 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 public final class S3Session implements AutoCloseable {
   // The region S3-compatible servers expect when neither the call nor the chain names one.
   private static final Region FALLBACK_REGION = Region.US_EAST_1;
 
+  // The exit path's requests: a short deadline, one retry (DESIGN.md, "Failure at any point").
+  private static final int CLEANUP_ATTEMPTS = 2;
+  private static final int CLEANUP_CALL_TIMEOUT_MILLIS = 10_000;
+
   private final S3Settings settings;
   private final SdkHttpClient http;
   private final S3Client client;
+  private final S3Client quick;
   private final ThreadPoolExecutor pool;
+  private final AtomicBoolean failUploads;
+  private final boolean owner;
 
   public S3Session(S3Settings settings) {
     this(settings, httpClient());
@@ -80,14 +96,51 @@ public final class S3Session implements AutoCloseable {
   S3Session(S3Settings settings, SdkHttpClient httpClient) {
     this.settings = requireNonNull(settings, "settings is null");
     this.pool = startPool(settings.uploadsInFlight + 1);
+    this.failUploads = new AtomicBoolean();
     try {
-      this.client = buildClient(settings, httpClient);
+      this.client =
+          buildClient(
+              settings,
+              httpClient,
+              settings.maxAttempts,
+              settings.callTimeoutMillis,
+              new FailingUploads(failUploads));
+      this.quick =
+          buildClient(settings, httpClient, CLEANUP_ATTEMPTS, CLEANUP_CALL_TIMEOUT_MILLIS, null);
     } catch (RuntimeException e) {
       httpClient.close();
       pool.shutdownNow();
       throw e;
     }
     this.http = httpClient;
+    this.owner = true;
+  }
+
+  /** A view of a session that shares its threads and clients and closes nothing. */
+  private S3Session(S3Session of, S3Client client) {
+    this.settings = of.settings;
+    this.pool = of.pool;
+    this.failUploads = of.failUploads;
+    this.http = of.http;
+    this.client = client;
+    this.quick = of.quick;
+    this.owner = false;
+  }
+
+  /**
+   * The same session with short timeouts and one retry, for a worker's exit path: cleanup must not
+   * hold up the leader, which waits for the worker, for the minutes a dead endpoint can take.
+   */
+  public S3Session forCleanup() {
+    return new S3Session(this, quick);
+  }
+
+  /**
+   * Fault injection for the failure tests: from now on the endpoint answers every UploadPart with
+   * HTTP 503, which the retry strategy retries to exhaustion as it would a failing server.
+   */
+  public void failUploadsFromNow() {
+    failUploads.set(true);
   }
 
   public S3Settings settings() {
@@ -156,22 +209,27 @@ public final class S3Session implements AutoCloseable {
                         .multipartUpload(m -> m.parts(parts))));
   }
 
-  /** Aborts a pending upload; an upload that no longer exists counts as aborted. */
-  public void abort(String bucket, String key, String uploadId) throws IOException {
-    run(
+  /**
+   * Aborts a pending upload; an upload that no longer exists counts as aborted. Returns whether it
+   * was still pending.
+   */
+  public boolean abort(String bucket, String key, String uploadId) throws IOException {
+    return run(
         bucket,
         key,
         () -> {
           try {
             client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+            return true;
           } catch (NoSuchUploadException e) {
             // Already aborted or completed: nothing of it is pending any more.
+            return false;
           } catch (S3Exception e) {
             if (e.statusCode() != 404) {
               throw e;
             }
+            return false;
           }
-          return null;
         });
   }
 
@@ -203,11 +261,33 @@ public final class S3Session implements AutoCloseable {
 
   /** Pending multipart uploads under {@code prefix}, as {key, uploadId} pairs. */
   public List<String[]> listUploads(String bucket, String prefix) throws IOException {
+    List<String[]> uploads = new ArrayList<>();
+    for (MultipartUpload upload : pendingUploads(bucket, prefix)) {
+      uploads.add(new String[] {upload.key(), upload.uploadId()});
+    }
+    return uploads;
+  }
+
+  /**
+   * Pending multipart uploads of exactly {@code key}, as upload id to the time the server says it
+   * was initiated (null if it does not say).
+   */
+  public Map<String, Instant> uploadsOf(String bucket, String key) throws IOException {
+    Map<String, Instant> uploads = new LinkedHashMap<>();
+    for (MultipartUpload upload : pendingUploads(bucket, key)) {
+      if (upload.key().equals(key)) {
+        uploads.put(upload.uploadId(), upload.initiated());
+      }
+    }
+    return uploads;
+  }
+
+  private List<MultipartUpload> pendingUploads(String bucket, String prefix) throws IOException {
     return run(
         bucket,
         null,
         () -> {
-          List<String[]> uploads = new ArrayList<>();
+          List<MultipartUpload> uploads = new ArrayList<>();
           String keyMarker = null;
           String idMarker = null;
           boolean more;
@@ -217,9 +297,7 @@ public final class S3Session implements AutoCloseable {
             ListMultipartUploadsResponse page =
                 client.listMultipartUploads(
                     b -> b.bucket(bucket).prefix(prefix).keyMarker(k).uploadIdMarker(u));
-            for (MultipartUpload upload : page.uploads()) {
-              uploads.add(new String[] {upload.key(), upload.uploadId()});
-            }
+            uploads.addAll(page.uploads());
             more = Boolean.TRUE.equals(page.isTruncated());
             keyMarker = page.nextKeyMarker();
             idMarker = page.nextUploadIdMarker();
@@ -290,8 +368,12 @@ public final class S3Session implements AutoCloseable {
 
   @Override
   public void close() {
+    if (!owner) {
+      return;
+    }
     pool.shutdownNow();
     client.close();
+    quick.close();
     http.close();
   }
 
@@ -354,7 +436,12 @@ public final class S3Session implements AutoCloseable {
     return pool;
   }
 
-  private static S3Client buildClient(S3Settings settings, SdkHttpClient httpClient) {
+  private static S3Client buildClient(
+      S3Settings settings,
+      SdkHttpClient httpClient,
+      int maxAttempts,
+      int callTimeoutMillis,
+      ExecutionInterceptor interceptor) {
     URI endpoint = settings.endpoint != null ? settings.endpoint : chainEndpoint(settings.profile);
     S3ClientBuilder builder =
         S3Client.builder()
@@ -366,9 +453,12 @@ public final class S3Session implements AutoCloseable {
                 c -> {
                   c.retryStrategy(
                       AwsRetryStrategy.standardRetryStrategy().toBuilder()
-                          .maxAttempts(settings.maxAttempts)
+                          .maxAttempts(maxAttempts)
                           .build());
-                  c.apiCallTimeout(Duration.ofMillis(settings.callTimeoutMillis));
+                  c.apiCallTimeout(Duration.ofMillis(callTimeoutMillis));
+                  if (interceptor != null) {
+                    c.addExecutionInterceptor(interceptor);
+                  }
                   if (settings.profile != null) {
                     c.defaultProfileName(settings.profile);
                   }
@@ -429,6 +519,27 @@ public final class S3Session implements AutoCloseable {
       throw new IllegalArgumentException(
           "no region for the object store: set one in the foreign server, AWS_REGION or the"
               + " profile");
+    }
+  }
+
+  /** Turns every UploadPart answer into a 503 once the flag is set (failUploadsFromNow). */
+  private static final class FailingUploads implements ExecutionInterceptor {
+    private final AtomicBoolean failing;
+
+    FailingUploads(AtomicBoolean failing) {
+      this.failing = failing;
+    }
+
+    @Override
+    public SdkHttpResponse modifyHttpResponse(
+        Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+      if (failing.get() && context.request() instanceof UploadPartRequest) {
+        return context.httpResponse().toBuilder()
+            .statusCode(503)
+            .statusText("Service Unavailable (injected fault)")
+            .build();
+      }
+      return context.httpResponse();
     }
   }
 

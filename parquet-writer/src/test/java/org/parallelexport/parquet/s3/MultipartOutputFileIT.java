@@ -21,7 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -33,10 +32,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -72,42 +68,20 @@ class MultipartOutputFileIT {
   private static final String CREATED_BY =
       "parallel_export_parquet version 9.9 (build parquet-java " + Version.VERSION_NUMBER + ")";
 
-  private static Path dir;
+  private static S3ProxyServer server;
   private static Path data;
   private static S3Session session;
-  private static final Map<String, String> env = new HashMap<>();
 
   @BeforeAll
   static void startServer() throws Exception {
-    dir = Files.createTempDirectory("pep-s3proxy");
-    int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
-    script("start", dir.toString(), Integer.toString(port), BUCKET);
-    for (String line : Files.readAllLines(dir.resolve("s3proxy.env"))) {
-      int eq = line.indexOf('=');
-      env.put(line.substring(0, eq), line.substring(eq + 1));
-    }
-    data = Path.of(env.get("PEP_S3_DATA"));
+    server = new S3ProxyServer(BUCKET);
+    data = server.data();
     session = new S3Session(settings(""));
   }
 
   /** Settings for the test server; {@code extra} lines replace the defaults they name. */
   private static S3Settings settings(String extra) {
-    Map<String, String> lines = new LinkedHashMap<>();
-    lines.put("endpoint", env.get("PEP_S3_ENDPOINT"));
-    lines.put("access_key_id", env.get("PEP_S3_IDENTITY"));
-    lines.put("secret_access_key", env.get("PEP_S3_CREDENTIAL"));
-    lines.put("part_size", Integer.toString(S3Settings.MIN_PART_BYTES));
-    for (String line : extra.split("\n")) {
-      if (!line.isEmpty()) {
-        lines.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
-      }
-    }
-    StringBuilder text = new StringBuilder();
-    lines.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    return S3Settings.parse(text.toString());
+    return server.settings(extra);
   }
 
   @AfterAll
@@ -115,7 +89,7 @@ class MultipartOutputFileIT {
     if (session != null) {
       session.close();
     }
-    script("stop", dir.toString());
+    server.close();
   }
 
   @Test
@@ -258,7 +232,7 @@ class MultipartOutputFileIT {
       assertEquals(403, denied.status());
       assertTrue(denied.getMessage().contains("access denied"), denied.getMessage());
       assertFalse(denied.getMessage().contains("wrong-secret"), denied.getMessage());
-      assertFalse(denied.getMessage().contains(env.get("PEP_S3_CREDENTIAL")), denied.getMessage());
+      assertFalse(denied.getMessage().contains(server.credential()), denied.getMessage());
     }
   }
 
@@ -299,14 +273,6 @@ class MultipartOutputFileIT {
         assertEquals(CREATED_BY, rs.getString(1));
       }
     }
-  }
-
-  private static void script(String... args) throws Exception {
-    String[] command = new String[args.length + 1];
-    command[0] = Path.of("..", "regress", "lib", "s3proxy.sh").toString();
-    System.arraycopy(args, 0, command, 1, args.length);
-    Process p = new ProcessBuilder(command).inheritIO().start();
-    assertEquals(0, p.waitFor(), String.join(" ", command));
   }
 
   /** Wraps the real transport: every other request fails, alternately reset and 503. */

@@ -1,0 +1,90 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_s3export.h
+ *	  An export into s3://bucket/prefix: what the leader and its workers share.
+ *
+ * The protocol is DESIGN.md's "Object storage: never a partial export".
+ * The leader never talks to S3: it resolves the target (pep_s3target.c),
+ * puts it and the settings text into the export's DSM under its own key,
+ * and moves the export through its phases; the workers do every request
+ * through their JVM (pep_s3worker.c).  An export is an object-store export
+ * exactly when this chunk is in the DSM.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_s3export.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_S3EXPORT_H
+#define PEP_S3EXPORT_H
+
+#include "access/parallel.h"
+
+#include "pep_fault.h"
+#include "pep_shared.h"
+#include "pep_s3target.h"
+
+#define PARALLEL_KEY_PEP_S3		UINT64CONST(0xA000000000000006)
+
+/* 12 hex digits, random per export, in every part name. */
+#define PEP_S3_EXPORT_ID_LEN	12
+
+/* Phases the leader sets; each is broadcast on PEPShared.cv. */
+#define PEP_S3_WRITING			0	/* workers write parts, uploads stay pending */
+#define PEP_S3_PUBLISH			1	/* every worker finished writing: complete them */
+#define PEP_S3_COMMITTED		2	/* _SUCCESS is in place and the leader committed */
+
+typedef struct PEPS3Shared
+{
+	/* Fixed at setup. */
+	char		bucket[64];		/* the target's bucket */
+	char		prefix[1024];	/* its key prefix, "" or ending in '/' */
+	char		url[1100];		/* s3://bucket/prefix/, for messages */
+	char		export_id[PEP_S3_EXPORT_ID_LEN + 1];	/* in every part name */
+	bool		overwrite;		/* a previous export of ours may be replaced */
+	char		ledger_path[MAXPGPATH]; /* the ledger file workers append to */
+	bool		sweep;			/* it held a dead record: worker 0 sweeps it first */
+
+	/* Protected by PEPShared.mutex. */
+	int			phase;			/* PEP_S3_* */
+	int			npublished;		/* workers whose uploads are complete */
+	bool		success_sent;	/* worker 0 wrote _SUCCESS */
+	bool		swept;			/* worker 0 swept the dead record */
+	bool		ledger_ready;	/* the leader began this export's record */
+	int			nopened;		/* workers that opened their session */
+	int			nundone;		/* of those, workers that undid all they made */
+
+	/* Per ledger entry, written by the worker that owns the entry. */
+	bool		part_closed[PEP_LEDGER_CAPACITY];	/* its upload is finished */
+	uint64		part_rows[PEP_LEDGER_CAPACITY]; /* rows in the part */
+	uint64		part_bytes[PEP_LEDGER_CAPACITY];	/* its size */
+
+	/* The S3Settings lines: they may hold a secret, so they go nowhere else. */
+	char		settings[FLEXIBLE_ARRAY_MEMBER];
+} PEPS3Shared;
+
+/* The leader's side, pep_s3export.c. */
+extern Size pep_s3_shared_size(const PEPS3Target *target);
+extern PEPS3Shared *pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite,
+										const char *ledger_path, bool sweep);
+extern void pep_s3_wait_swept(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
+extern void pep_s3_ledger_ready(PEPShared *shared, PEPS3Shared *s3);
+extern bool pep_s3_all_undone(PEPShared *shared, PEPS3Shared *s3);
+extern void pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt,
+						   const PEPFault *fault);
+extern void pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
+
+/* A worker's side, pep_s3worker.c. */
+typedef struct PEPS3Worker PEPS3Worker;
+struct PEPSink;
+
+extern PEPS3Worker *pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, struct PEPSink *sink);
+extern void pep_s3w_sweep(PEPS3Worker *sw);
+extern void pep_s3w_check_target(PEPS3Worker *sw);
+extern void pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key,
+							  char **display);
+extern void pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes);
+extern void pep_s3w_fail_uploads(PEPS3Worker *sw);
+extern void pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger);
+
+#endif							/* PEP_S3EXPORT_H */

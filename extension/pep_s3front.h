@@ -1,0 +1,47 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_s3front.h
+ *	  What the parts of an s3:// target's front share among themselves.
+ *
+ * pep_s3target.c parses the target and calls the other two in turn:
+ * pep_s3server.c (the foreign server, USAGE, the user mapping, the
+ * settings) and pep_s3allow.c (parallel_export_parquet.object_store_targets).
+ * Other files use only pep_s3target.h, and pep_guc.c the setting below.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_s3front.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_S3FRONT_H
+#define PEP_S3FRONT_H
+
+#include "nodes/pg_list.h"
+#include "utils/guc.h"
+
+#include "pep_s3target.h"
+
+/* pep_s3target.c: what is wrong with a bucket name, as a detail sentence, or NULL */
+extern const char *pep_s3_bucket_problem(const char *bucket);
+
+/* pep_s3target.c: the comma-separated items of value, without surrounding blanks */
+extern List *pep_s3_split_list(const char *value);
+
+/*
+ * pep_s3server.c: an endpoint URL's host (lower case, an IPv6 address without
+ * its brackets) and port (0 when the URL gives none), or a detail sentence
+ * saying what is wrong with it.
+ */
+extern const char *pep_s3_endpoint_parse(const char *endpoint, char **host, int *port);
+
+/* pep_s3server.c: fill t->server, t->endpoint and t->settings, or fail */
+extern void pep_s3_server_settings(PEPS3Target *t, const char *s3_server);
+
+/* pep_s3allow.c: the setting parallel_export_parquet.object_store_targets */
+extern char *pep_object_store_targets;
+extern bool pep_s3_check_targets(char **newval, void **extra, GucSource source);
+
+/* pep_s3allow.c: fail unless the setting allows t (bucket and endpoint known) */
+extern void pep_s3_check_allowed(const PEPS3Target *t);
+
+#endif							/* PEP_S3FRONT_H */

@@ -1,0 +1,331 @@
+/*
+ * S3Export: one worker's side of an export into s3://bucket/prefix, the object the C side drives.
+ *
+ * The protocol is DESIGN.md's "Object storage: never a partial export". A worker opens one (its
+ * S3Session and threads start here, under the C side's blocked signals) and attaches it to its
+ * BatchSink, so that every part the sink opens is a MultipartOutputFile under the prefix whose
+ * upload stays pending after close (partClosed hands it over). Worker 0 checks the target before
+ * any worker reads a row (probe, firstKey, previousExportProblem). In the PUBLISH phase each worker
+ * completes its own pending uploads (completeAll); worker 0 then writes _SUCCESS last, the JSON
+ * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
+ * it replaced (deleteSuperseded).
+ *
+ * Every step is recorded in the export's ledger file first (S3Ledger; DESIGN.md, "The ledger
+ * file"): "key K" before an upload is created, "upload K ID" once it has its id, "complete K"
+ * before it is completed, "success" before _SUCCESS, "superseded K" before a replaced part is
+ * deleted, so that the sweep can undo what a worker killed outright made. Worker 0 sweeps a dead
+ * export's record through this session before anything else (startSweep, sweepStep).
+ *
+ * undo() is the worker's exit path after a failure: _SUCCESS first (put back as it was when this
+ * export replaced one, else deleted), then the open part's upload and the pending ones aborted and
+ * the completed objects deleted: exactly what this worker made, nothing found by listing. It uses
+ * the session's short-timeout view and never throws: it returns what it could not undo.
+ */
+package org.parallelexport.parquet.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.parquet.Version;
+import org.parallelexport.parquet.BatchSink;
+import org.parallelexport.parquet.CreatedByStamp;
+import org.parallelexport.parquet.PartFile;
+
+public final class S3Export implements PartFile.Factory {
+  /** The key of the manifest under the prefix, written last. */
+  public static final String SUCCESS = "_SUCCESS";
+
+  /** What the manifest's "format" field says, so an overwrite recognises an export of ours. */
+  static final String FORMAT = "parallel_export_parquet";
+
+  // Most keys a prefix to overwrite may hold; an export has at most 8192 parts.
+  private static final int LIST_LIMIT = 10_000;
+  private static final Pattern PART_NAME = Pattern.compile("part-\\d{5,}-[0-9a-f]{12}\\.parquet");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final S3Session session;
+  private final S3Ledger ledger;
+  private final Path ledgerPath;
+  private S3Sweep sweep;
+  private final String bucket;
+  private final String prefix;
+  private final String exportId;
+  private MultipartOutputFile current;
+  private final List<PendingUpload> pending = new ArrayList<>();
+  private final List<String> completed = new ArrayList<>();
+  // Worker 0: the replaced export's part keys and manifest, and whether our _SUCCESS went out.
+  private final List<String> superseded = new ArrayList<>();
+  private byte[] previousManifest;
+  private boolean successSent;
+
+  private S3Export(
+      S3Session session,
+      S3Ledger ledger,
+      Path ledgerPath,
+      String bucket,
+      String prefix,
+      String exportId) {
+    this.session = session;
+    this.ledger = ledger;
+    this.ledgerPath = ledgerPath;
+    this.bucket = requireNonNull(bucket, "bucket is null");
+    this.prefix = requireNonNull(prefix, "prefix is null");
+    this.exportId = requireNonNull(exportId, "exportId is null");
+  }
+
+  /**
+   * A worker's export: {@code settings} are S3Settings lines (they may hold a secret, which nothing
+   * here prints), {@code prefix} is "" or ends in "/", {@code ledgerPath} the export's ledger file,
+   * which the leader created and locked.
+   */
+  public static S3Export open(
+      String settings, String bucket, String prefix, String exportId, String ledgerPath)
+      throws IOException {
+    Path path = Path.of(ledgerPath);
+    S3Ledger ledger = S3Ledger.open(path);
+    try {
+      return new S3Export(
+          new S3Session(S3Settings.parse(settings)), ledger, path, bucket, prefix, exportId);
+    } catch (RuntimeException e) {
+      ledger.close();
+      throw e;
+    }
+  }
+
+  /** Worker 0, first, when the ledger file held a dead export's record: plans its sweep. */
+  public void startSweep() throws IOException {
+    sweep = new S3Sweep(S3Ledger.read(ledgerPath), session);
+  }
+
+  /** Takes one step of the sweep; false once it is done. */
+  public boolean sweepStep() throws IOException {
+    if (sweep.step()) {
+      return true;
+    }
+    sweep = null;
+    return false;
+  }
+
+  /** From now on {@code sink} writes its parts as uploads under the prefix. */
+  public void attach(BatchSink sink) {
+    sink.usePartFiles(this);
+  }
+
+  @Override
+  public PartFile create(String name, CreatedByStamp stamp) throws IOException {
+    if (current != null) {
+      throw new IllegalStateException("part " + current.getPath() + " is still open");
+    }
+    ledger.key(prefix + name);
+    current = new MultipartOutputFile(session, bucket, prefix + name, stamp, ledger::upload);
+    return current;
+  }
+
+  /** The open part was closed by its sink: its upload waits, pending, for publication. */
+  public void partClosed() {
+    if (current == null) {
+      throw new IllegalStateException("no part is open");
+    }
+    pending.add(current.pending());
+    current = null;
+  }
+
+  /** Worker 0, first: the bucket exists and these credentials reach it. */
+  public void probe() throws IOException {
+    session.probe(bucket);
+  }
+
+  /** Worker 0: the first key under the prefix, or null when the prefix is empty. */
+  public String firstKey() throws IOException {
+    List<String> keys = session.listKeys(bucket, prefix, 1);
+    return keys.isEmpty() ? null : keys.get(0);
+  }
+
+  /**
+   * Worker 0, for overwrite: null if the prefix holds exactly a previous export of this extension
+   * (its _SUCCESS manifest and the parts it lists, nothing else), whose parts then become this
+   * export's to delete once it commits; else why not, as a sentence.
+   */
+  public String previousExportProblem() throws IOException {
+    Optional<byte[]> manifest = session.get(bucket, prefix + SUCCESS);
+    if (manifest.isEmpty()) {
+      return "It has no " + SUCCESS + " object, so it holds no complete export.";
+    }
+    JsonNode root;
+    try {
+      root = JSON.readTree(manifest.get());
+    } catch (IOException e) {
+      return "Its " + SUCCESS + " object is not a manifest of this extension.";
+    }
+    JsonNode parts = root.path("parts");
+    if (!FORMAT.equals(root.path("format").asText()) || !parts.isArray()) {
+      return "Its " + SUCCESS + " object is not a manifest of this extension.";
+    }
+    Set<String> listed = new HashSet<>();
+    for (JsonNode part : parts) {
+      String name = part.path("name").asText();
+      if (!PART_NAME.matcher(name).matches()) {
+        return "Its manifest lists \"" + name + "\", which is not a part name of this extension.";
+      }
+      listed.add(prefix + name);
+    }
+    List<String> keys = session.listKeys(bucket, prefix, LIST_LIMIT + 1);
+    if (keys.size() > LIST_LIMIT) {
+      return "It holds more than " + LIST_LIMIT + " objects.";
+    }
+    Set<String> present = new HashSet<>(keys);
+    for (String key : keys) {
+      if (!key.equals(prefix + SUCCESS) && !listed.contains(key)) {
+        return "It holds \"" + key + "\", which its manifest does not list.";
+      }
+    }
+    for (String key : listed) {
+      if (!present.contains(key)) {
+        return "Part \"" + key + "\" of its manifest is missing.";
+      }
+    }
+    superseded.clear();
+    superseded.addAll(listed);
+    previousManifest = manifest.get();
+    return null;
+  }
+
+  /** PUBLISH phase: completes this worker's pending uploads, which makes its parts visible. */
+  public void completeAll() throws IOException {
+    while (!pending.isEmpty()) {
+      PendingUpload upload = pending.get(0);
+      // Recorded first: an answer lost after the server completed it still gets it deleted.
+      completed.add(upload.key());
+      ledger.complete(upload.key());
+      upload.complete(session);
+      pending.remove(0);
+    }
+  }
+
+  /**
+   * Worker 0, last: PUTs _SUCCESS, the manifest of every part (names relative to the prefix, in
+   * part order, with rows and bytes), the total rows, the schema and the versions.
+   */
+  public void writeSuccess(
+      BatchSink sink,
+      String[] names,
+      long[] rows,
+      long[] bytes,
+      String extensionVersion,
+      String postgresVersion)
+      throws IOException {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("manifest_version", 1);
+    root.put("export_id", exportId);
+    long total = 0;
+    ArrayNode parts = root.putArray("parts");
+    for (int i = 0; i < names.length; i++) {
+      parts.addObject().put("name", names[i]).put("rows", rows[i]).put("bytes", bytes[i]);
+      total += rows[i];
+    }
+    root.put("rows", total);
+    ObjectNode schema = root.putObject("schema");
+    schema.put("parquet", sink.schema().toString());
+    String avro = sink.metadata().get("parquet.avro.schema");
+    if (avro != null) {
+      schema.set("avro", JSON.readTree(avro));
+    }
+    ObjectNode versions = root.putObject("versions");
+    versions.put("parallel_export_parquet", extensionVersion);
+    versions.put("parquet_java", Version.VERSION_NUMBER);
+    versions.put("postgresql", postgresVersion);
+    byte[] manifest = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    ledger.success();
+    successSent = true;
+    session.put(bucket, prefix + SUCCESS, manifest, "application/json");
+  }
+
+  /**
+   * Worker 0, after the commit: deletes the replaced export's parts. The export is committed, so a
+   * failure only leaves unlisted parts behind: returns null, or what failed as a sentence.
+   */
+  public String deleteSuperseded() {
+    try {
+      for (String key : superseded) {
+        ledger.superseded(key);
+      }
+      session.delete(bucket, superseded);
+      superseded.clear();
+      return null;
+    } catch (IOException | RuntimeException e) {
+      return "Parts of the replaced export are left under the prefix: " + e.getMessage();
+    }
+  }
+
+  /** Fault injection: the endpoint fails this worker's uploads from now on. */
+  public void failUploadsFromNow() {
+    session.failUploadsFromNow();
+  }
+
+  /**
+   * The exit path after a failure (see the header). Never throws; returns null when everything this
+   * worker made is gone, else a sentence naming what may be left.
+   */
+  public String undo() {
+    S3Session quick = session.forCleanup();
+    List<String> left = new ArrayList<>();
+    if (successSent) {
+      try {
+        if (previousManifest != null) {
+          quick.put(bucket, prefix + SUCCESS, previousManifest, "application/json");
+        } else {
+          quick.delete(bucket, List.of(prefix + SUCCESS));
+        }
+        successSent = false;
+      } catch (IOException | RuntimeException e) {
+        left.add(prefix + SUCCESS);
+      }
+    }
+    if (current != null) {
+      try {
+        current.abort(quick);
+        current = null;
+      } catch (IOException | RuntimeException e) {
+        left.add(current.getPath());
+      }
+    }
+    for (PendingUpload upload : new ArrayList<>(pending)) {
+      try {
+        upload.abort(quick);
+        pending.remove(upload);
+      } catch (IOException | RuntimeException e) {
+        left.add(upload.key());
+      }
+    }
+    if (!completed.isEmpty()) {
+      try {
+        quick.delete(bucket, completed);
+        completed.clear();
+      } catch (IOException | RuntimeException e) {
+        left.addAll(completed);
+      }
+    }
+    if (left.isEmpty()) {
+      return null;
+    }
+    return "Could not remove "
+        + left.size()
+        + " object(s) or upload(s) of bucket \""
+        + bucket
+        + "\", among them \""
+        + left.get(0)
+        + "\".";
+  }
+}

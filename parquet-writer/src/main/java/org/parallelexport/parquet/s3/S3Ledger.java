@@ -1,0 +1,130 @@
+/*
+ * S3Ledger: a worker's writer of its export's ledger file, and the reader of a record.
+ *
+ * The caller's backend creates the ledger file, holds its lock for the export's life and writes
+ * the first line (extension/pep_s3ledger.c); workers open it by the path it gives them and append
+ * one line per step, each fsynced before the step it records, so that whatever the export did
+ * before a crash is in the file: "key K" before CreateMultipartUpload of K, "upload K ID" once it
+ * answered, "complete K" before CompleteMultipartUpload, "success" before the _SUCCESS PUT,
+ * "superseded K" before a replaced export's part is deleted. Every line is one write to a file
+ * opened for appending (O_APPEND), so lines of several workers never interleave. The file is never
+ * created here and a symbolic link in its place is refused, not followed: the path must name the
+ * regular file the caller made.
+ */
+package org.parallelexport.parquet.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Objects;
+
+public final class S3Ledger implements Closeable {
+  private final Path path;
+  private final FileChannel channel;
+
+  private S3Ledger(Path path, FileChannel channel) {
+    this.path = path;
+    this.channel = channel;
+  }
+
+  /** Opens the ledger file at {@code path} for appending; it must exist and not be a link. */
+  public static S3Ledger open(Path path) throws IOException {
+    requireNonNull(path, "path is null");
+    Object before = regularFile(path);
+    FileChannel channel =
+        FileChannel.open(
+            path, StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS);
+    try {
+      if (!Objects.equals(before, regularFile(path))) {
+        throw new IOException("ledger file \"" + path + "\" was replaced while it was opened");
+      }
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+    return new S3Ledger(path, channel);
+  }
+
+  /** Reads and parses the record at {@code path}, which must not be a link. */
+  public static S3Record read(Path path) throws IOException {
+    regularFile(path);
+    try (InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS)) {
+      return S3Record.parse(in.readAllBytes(), path.toString());
+    }
+  }
+
+  /** Before CreateMultipartUpload of {@code key}. */
+  public void key(String key) throws IOException {
+    append("key " + checkKey(key));
+  }
+
+  /** Once CreateMultipartUpload of {@code key} answered with {@code uploadId}. */
+  public void upload(String key, String uploadId) throws IOException {
+    requireNonNull(uploadId, "uploadId is null");
+    if (uploadId.isEmpty() || !uploadId.codePoints().allMatch(c -> c > ' ' && c != 0x7f)) {
+      throw new IllegalArgumentException("an upload id must be printable without spaces");
+    }
+    append("upload " + checkKey(key) + " " + uploadId);
+  }
+
+  /** Before CompleteMultipartUpload of {@code key}. */
+  public void complete(String key) throws IOException {
+    append("complete " + checkKey(key));
+  }
+
+  /** Before the _SUCCESS PUT. */
+  public void success() throws IOException {
+    append("success");
+  }
+
+  /** Before a replaced export's part {@code key} is deleted. */
+  public void superseded(String key) throws IOException {
+    append("superseded " + checkKey(key));
+  }
+
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+
+  private synchronized void append(String line) throws IOException {
+    ByteBuffer bytes = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+    // A regular file takes a small write whole; a short one would leave a line torn, so refuse.
+    if (channel.write(bytes) != bytes.limit()) {
+      throw new IOException("could not write a whole line to ledger file \"" + path + "\"");
+    }
+    channel.force(false);
+  }
+
+  private static String checkKey(String key) {
+    requireNonNull(key, "key is null");
+    if (key.isEmpty() || key.indexOf('\n') >= 0 || key.indexOf('\r') >= 0) {
+      throw new IllegalArgumentException("a ledger key must be one non-empty line");
+    }
+    return key;
+  }
+
+  /** The file's identity, once it is known to be a regular file and not a link. */
+  private static Object regularFile(Path path) throws IOException {
+    BasicFileAttributes attributes =
+        Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!attributes.isRegularFile()) {
+      throw new IOException(
+          "ledger file \""
+              + path
+              + "\" is "
+              + (attributes.isSymbolicLink() ? "a symbolic link" : "not a regular file"));
+    }
+    return attributes.fileKey();
+  }
+}

@@ -1,0 +1,249 @@
+/*
+ * S3Record: what one object-store export recorded in its ledger file, parsed.
+ *
+ * The ledger file (extension/pep_s3ledger.h has the format) holds one line per step, each fsynced
+ * before the step it records; S3Sweep undoes a dead export from this value alone. Parsing is
+ * strict, because a sweep acts on it: an unknown line, a malformed first line, or a key outside
+ * the record's own target makes the whole record unusable, and nothing is swept. The one thing
+ * tolerated is a last line without its newline: the write of that line did not finish, so the step
+ * it would have recorded was never taken (a lost "upload K ID" leaves "key K", which the sweep
+ * resolves by listing the uploads of exactly that key).
+ */
+package org.parallelexport.parquet.s3;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+public final class S3Record {
+  static final String SUCCESS_NAME = "_SUCCESS";
+
+  private final String url;
+  private final String bucket;
+  private final String prefix;
+  private final String server;
+  private final Instant started;
+  private final Set<String> keys = new LinkedHashSet<>();
+  private final Map<String, Set<String>> uploads = new LinkedHashMap<>();
+  private final Set<String> completed = new LinkedHashSet<>();
+  private final Set<String> superseded = new LinkedHashSet<>();
+  private boolean success;
+  private boolean committed;
+
+  private S3Record(String url, String bucket, String prefix, String server, Instant started) {
+    this.url = url;
+    this.bucket = bucket;
+    this.prefix = prefix;
+    this.server = server;
+    this.started = started;
+  }
+
+  /** The target as messages show it, "s3://bucket/prefix/". */
+  public String url() {
+    return url;
+  }
+
+  public String bucket() {
+    return bucket;
+  }
+
+  /** The key prefix, ending in "/", or "" for the bucket's root. */
+  public String prefix() {
+    return prefix;
+  }
+
+  /** The foreign server the export used, "" for the SDK's chain. */
+  public String server() {
+    return server;
+  }
+
+  /** When the export started, to the second, by the database server's clock. */
+  public Instant started() {
+    return started;
+  }
+
+  /** Every key whose upload the export was about to create, in the order recorded. */
+  public Set<String> keys() {
+    return Set.copyOf(keys);
+  }
+
+  /** The upload ids recorded for a key; empty if the crash fell before its id was recorded. */
+  public Set<String> uploadIds(String key) {
+    return Set.copyOf(uploads.getOrDefault(key, Set.of()));
+  }
+
+  /** Every key and upload id recorded, as key to ids. */
+  public Map<String, Set<String>> uploads() {
+    Map<String, Set<String>> copy = new LinkedHashMap<>();
+    uploads.forEach((k, ids) -> copy.put(k, Set.copyOf(ids)));
+    return copy;
+  }
+
+  /** Keys whose upload the export was about to complete (or completed). */
+  public Set<String> completed() {
+    return Set.copyOf(completed);
+  }
+
+  /** Whether the export was about to write (or wrote) _SUCCESS. */
+  public boolean success() {
+    return success;
+  }
+
+  /** The key of this target's _SUCCESS. */
+  public String successKey() {
+    return prefix + SUCCESS_NAME;
+  }
+
+  /** Whether the caller recorded the export as committed. */
+  public boolean committed() {
+    return committed;
+  }
+
+  /** Parts of a replaced export that the committed export was about to delete. */
+  public Set<String> superseded() {
+    return Set.copyOf(superseded);
+  }
+
+  /** Parses a ledger file's bytes; {@code where} names it in errors. */
+  public static S3Record parse(byte[] bytes, String where) throws IOException {
+    String text;
+    try {
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes))
+              .toString();
+    } catch (CharacterCodingException e) {
+      throw corrupt(where, "it is not valid UTF-8");
+    }
+    List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
+    // The piece after the last newline is "" for a whole file, or a line whose write did not end.
+    lines.remove(lines.size() - 1);
+    if (lines.isEmpty()) {
+      throw corrupt(where, "it has no complete first line");
+    }
+    S3Record record = first(lines.get(0), where);
+    for (String line : lines.subList(1, lines.size())) {
+      record.step(line, where);
+    }
+    return record;
+  }
+
+  private static S3Record first(String line, String where) throws IOException {
+    String[] fields = line.split("\t", -1);
+    if (fields.length != 4 || !fields[0].equals("export")) {
+      throw corrupt(where, "its first line is not \"export<TAB>STARTED<TAB>URL<TAB>SERVER\"");
+    }
+    Instant started;
+    try {
+      started = Instant.parse(fields[1]);
+    } catch (DateTimeParseException e) {
+      throw corrupt(where, "its start time \"" + fields[1] + "\" is not a UTC time");
+    }
+    String url = fields[2];
+    int slash = url.indexOf('/', "s3://".length());
+    if (!url.startsWith("s3://") || slash <= "s3://".length()) {
+      throw corrupt(where, "its target \"" + url + "\" is not an s3:// URL");
+    }
+    String prefix = url.substring(slash + 1);
+    if (!prefix.isEmpty() && !prefix.endsWith("/")) {
+      throw corrupt(where, "its target \"" + url + "\" does not end in \"/\"");
+    }
+    return new S3Record(
+        url, url.substring("s3://".length(), slash), prefix, unescape(fields[3], where), started);
+  }
+
+  private void step(String line, String where) throws IOException {
+    int space = line.indexOf(' ');
+    String verb = space < 0 ? line : line.substring(0, space);
+    String rest = space < 0 ? null : line.substring(space + 1);
+    switch (verb) {
+      case "key":
+        keys.add(key(rest, line, where));
+        break;
+      case "upload":
+        int last = rest == null ? -1 : rest.lastIndexOf(' ');
+        if (last <= 0 || last == rest.length() - 1) {
+          throw corrupt(where, "line \"" + line + "\" is not \"upload KEY ID\"");
+        }
+        uploads
+            .computeIfAbsent(key(rest.substring(0, last), line, where), k -> new LinkedHashSet<>())
+            .add(rest.substring(last + 1));
+        break;
+      case "complete":
+        completed.add(key(rest, line, where));
+        break;
+      case "superseded":
+        superseded.add(key(rest, line, where));
+        break;
+      case "success":
+        success = bare(rest, line, where);
+        break;
+      case "committed":
+        committed = bare(rest, line, where);
+        break;
+      default:
+        throw corrupt(where, "line \"" + line + "\" records no known step");
+    }
+  }
+
+  /** A key of this target: under its prefix and more than the prefix. */
+  private String key(String key, String line, String where) throws IOException {
+    if (key == null || key.length() <= prefix.length() || !key.startsWith(prefix)) {
+      throw corrupt(where, "line \"" + line + "\" names no key under " + url);
+    }
+    return key;
+  }
+
+  private static boolean bare(String rest, String line, String where) throws IOException {
+    if (rest != null) {
+      throw corrupt(where, "line \"" + line + "\" records no known step");
+    }
+    return true;
+  }
+
+  private static String unescape(String text, String where) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c != '\\') {
+        out.append(c);
+        continue;
+      }
+      char next = ++i < text.length() ? text.charAt(i) : '?';
+      switch (next) {
+        case '\\':
+          out.append('\\');
+          break;
+        case 't':
+          out.append('\t');
+          break;
+        case 'r':
+          out.append('\r');
+          break;
+        case 'n':
+          out.append('\n');
+          break;
+        default:
+          throw corrupt(where, "its server name has an unknown escape");
+      }
+    }
+    return out.toString();
+  }
+
+  private static IOException corrupt(String where, String why) {
+    return new IOException("cannot use ledger file \"" + where + "\": " + why);
+  }
+}

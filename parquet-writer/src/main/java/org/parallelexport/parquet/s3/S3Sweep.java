@@ -1,0 +1,158 @@
+/*
+ * S3Sweep: undoes exactly what a dead object-store export recorded in its ledger file.
+ *
+ * The record's owner is provably dead (the caller took the ledger's lock; DESIGN.md, "The ledger
+ * file"), so what it lists can be undone without racing it. Without "committed" the export never
+ * reached its outcome: _SUCCESS (if "success" was recorded) and every "complete" key are deleted,
+ * _SUCCESS first so that no reader trusts a half-removed export, and every upload of a recorded key
+ * is aborted: by the recorded id, and also any other pending upload of exactly that key that the
+ * server says was initiated at or after the record's start. The second rule covers a crash between
+ * CreateMultipartUpload and its "upload K ID" line, and a CreateMultipartUpload that the SDK sent
+ * again after a lost answer, whose first upload no line names. With "committed" the export is
+ * whole, and only the replaced export's "superseded" parts are deleted.
+ *
+ * It never lists the prefix to decide what to remove: every key it touches is one the record names
+ * (S3Record refuses a record naming a key outside its target), so an object someone else put under
+ * the prefix is never touched, nor is an upload of another key. Every request is safe to repeat (an
+ * upload already gone counts as aborted, a key already gone as deleted), so a sweep interrupted
+ * halfway runs again from the start. The work is split into steps of one or two requests each, so
+ * that the worker that drives it from C checks for interrupts between them.
+ */
+package org.parallelexport.parquet.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+public final class S3Sweep implements AutoCloseable {
+  private interface Step {
+    void run() throws IOException;
+  }
+
+  private final S3Record record;
+  private final S3Session session;
+  private final boolean ownsSession;
+  private final Deque<Step> steps = new ArrayDeque<>();
+  private int uploadsAborted;
+  private int objectsDeleted;
+
+  /** A sweep of {@code record} through {@code session}, which stays the caller's. */
+  public S3Sweep(S3Record record, S3Session session) {
+    this(record, session, false);
+  }
+
+  private S3Sweep(S3Record record, S3Session session, boolean ownsSession) {
+    this.record = requireNonNull(record, "record is null");
+    this.session = requireNonNull(session, "session is null");
+    this.ownsSession = ownsSession;
+    plan();
+  }
+
+  /**
+   * The sweep function's entry: reads the ledger file at {@code ledgerPath}, checks that it is the
+   * record of {@code url}, and opens a session with {@code settings} that close() closes.
+   */
+  public static S3Sweep open(String settings, String ledgerPath, String url) throws IOException {
+    S3Record record = S3Ledger.read(Path.of(ledgerPath));
+    if (!record.url().equals(url)) {
+      throw new IOException(
+          "ledger file \"" + ledgerPath + "\" is the record of " + record.url() + ", not " + url);
+    }
+    return new S3Sweep(record, new S3Session(S3Settings.parse(settings)), true);
+  }
+
+  /** Takes the next step; false once there is none left. */
+  public boolean step() throws IOException {
+    Step next = steps.peekFirst();
+    if (next == null) {
+      return false;
+    }
+    next.run();
+    steps.removeFirst();
+    return true;
+  }
+
+  /** Takes every step. */
+  public void run() throws IOException {
+    while (step()) {}
+  }
+
+  /** Pending uploads found and aborted so far. */
+  public int uploadsAborted() {
+    return uploadsAborted;
+  }
+
+  /** Objects deleted so far (a key already gone counts: S3 does not tell them apart). */
+  public int objectsDeleted() {
+    return objectsDeleted;
+  }
+
+  @Override
+  public void close() {
+    if (ownsSession) {
+      session.close();
+    }
+  }
+
+  private void plan() {
+    String bucket = record.bucket();
+    if (record.committed()) {
+      for (String key : record.superseded()) {
+        steps.add(() -> delete(bucket, key));
+      }
+      return;
+    }
+    if (record.success()) {
+      steps.add(() -> delete(bucket, record.successKey()));
+    }
+    for (String key : record.completed()) {
+      steps.add(() -> delete(bucket, key));
+    }
+    Map<String, Set<String>> uploads = record.uploads();
+    for (String key : record.keys()) {
+      steps.add(() -> abortAll(bucket, key, uploads.getOrDefault(key, Set.of())));
+    }
+    uploads.forEach(
+        (key, ids) -> {
+          if (!record.keys().contains(key)) {
+            steps.add(() -> abortAll(bucket, key, ids));
+          }
+        });
+  }
+
+  private void delete(String bucket, String key) throws IOException {
+    session.delete(bucket, List.of(key));
+    objectsDeleted++;
+  }
+
+  /**
+   * Aborts the recorded uploads of {@code key} and any other upload of exactly that key begun since
+   * the export started. An upload whose start the server does not report is left alone: it cannot
+   * be proven to be the export's. A recorded id is aborted even if the listing misses it, but only
+   * a pending upload the listing showed is counted: some servers (S3Proxy) accept the abort of an
+   * upload that was completed.
+   */
+  private void abortAll(String bucket, String key, Set<String> ids) throws IOException {
+    Map<String, Instant> pending = session.uploadsOf(bucket, key);
+    for (String id : ids) {
+      if (session.abort(bucket, key, id) && pending.remove(id) != null) {
+        uploadsAborted++;
+      }
+    }
+    for (Map.Entry<String, Instant> upload : pending.entrySet()) {
+      Instant initiated = upload.getValue();
+      if (initiated != null
+          && !initiated.isBefore(record.started())
+          && session.abort(bucket, key, upload.getKey())) {
+        uploadsAborted++;
+      }
+    }
+  }
+}

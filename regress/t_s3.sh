@@ -1,0 +1,403 @@
+#!/usr/bin/env bash
+# regress/t_s3.sh: exports into s3://, against S3Proxy; never a partial export.
+#
+# Starts S3Proxy (regress/lib/s3proxy.sh) on PEP_PORT + 1000 with a bucket
+# "lake", and restarts the cluster with the AWS SDK's standard variables
+# (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION)
+# pointing at it, a configuration the extension supports as it is; at the
+# end the cluster is restarted without them and S3Proxy stopped.
+#
+# What the server holds is asked of the server, through the S3 API
+# (regress/s3proxy/S3Look.java, the AWS SDK): objects by ListObjectsV2,
+# pending multipart uploads by ListMultipartUploads.  Values are read back by
+# DuckDB from S3Proxy's folder (a bucket is a folder, an object a plain file)
+# and compared with PostgreSQL's, value by value.
+#
+# Cases:
+#   round trip   a table and a query (several parts, zstd) read back; the
+#                manifest in _SUCCESS lists exactly the parts, with their rows;
+#                parallel_export_parquet_last() and the LOG line name the URL;
+#   unpublished  paused after every part is written: no object listed, the
+#                uploads pending; cancelled, nothing left;
+#   not empty    a prefix holding someone else's object is refused, with and
+#                without overwrite, and the object is untouched;
+#   overwrite    a replacing export paused before PUBLISH, and one paused
+#                after its _SUCCESS was written, are cancelled: the old export
+#                is whole and readable both times; one that commits replaces
+#                it, and the old parts are gone;
+#   failures     cancel at several depths, statement_timeout, worker ERROR,
+#                caller FATAL, worker terminate, an endpoint whose uploads
+#                fail: each asserts its premise (an upload pending, the fault
+#                reached), then no object and no upload of the export, no
+#                worker left, no ledger file left, and a retry into the same
+#                prefix succeeds;
+#   race         a second export into a target whose export runs fails at
+#                once, and touches none of the running export's uploads;
+#   sigkill      a worker killed outright after _SUCCESS was written: the
+#                crash restart leaves the objects and the ledger file's
+#                record; the next export into the target sweeps exactly them
+#                and succeeds.
+# Nothing races a timer: faults come from the fault injection setting, and
+# the harness waits for what it can observe.
+#
+# Needs a running cluster from tools/cluster.sh with the extension installed,
+# Maven (S3Proxy, DuckDB) and a JDK.  Prints TAP.
+
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
+# shellcheck source=lib/export.sh
+source "$here/lib/export.sh"
+
+WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3"
+S3DIR="$WORK/s3proxy"
+S3PORT=$((PEP_PORT + 1000))
+BUCKET=lake
+JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
+ROWS=200000
+PAUSE_MARK='parallel_export_parquet fault injection: pause'
+
+fresh_work pep_s3 "$ROWS"
+sql "DROP TABLE IF EXISTS pep_s3_types;
+	CREATE TABLE pep_s3_types AS
+	SELECT g AS id,
+		CASE WHEN g % 7 = 0 THEN NULL ELSE 'välue ' || g END AS t,
+		(g * 1.25)::numeric(12, 2) AS n,
+		g % 3 = 0 AS b,
+		date '2026-01-01' + g % 400 AS d,
+		timestamp '2026-01-01 00:00:00' + g * interval '1 minute' AS ts
+	FROM generate_series(1, 50000) g" >/dev/null
+
+# Restart the cluster with, or (no argument) without, the SDK's variables.
+restart_cluster() {
+	if [[ "${1:-}" == with_s3 ]]; then
+		AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
+			AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 \
+			pep_pg_ctl -w -t 60 -l "$PEP_LOG" restart >/dev/null
+	else
+		(
+			unset AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+			pep_pg_ctl -w -t 60 -l "$PEP_LOG" restart >/dev/null
+		)
+	fi
+}
+
+finish() {
+	restart_cluster
+	"$here/lib/s3proxy.sh" stop "$S3DIR"
+}
+
+if ! "$here/lib/s3proxy.sh" start "$S3DIR" "$S3PORT" "$BUCKET"; then
+	ok 1 "S3Proxy started on port $S3PORT"
+	tap_done
+	exit 1
+fi
+# shellcheck source=/dev/null
+source "$S3DIR/s3proxy.env"
+export PEP_S3_ENDPOINT PEP_S3_IDENTITY PEP_S3_CREDENTIAL PEP_S3_DATA
+trap finish EXIT
+restart_cluster with_s3
+
+mkdir -p "$WORK/look"
+javac -d "$WORK/look" -cp "$JAR" "$root/regress/s3proxy/S3Look.java"
+ok $? "the S3 listing tool compiles against the extension's jar"
+look() {
+	java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$JAR:$WORK/look" S3Look "$@"
+}
+
+# DuckDB, through regress/readback's Query, over the objects of a prefix.
+mvn -B -ntp -q -f "$root/pom.xml" -pl regress/readback compile dependency:build-classpath \
+	-Dmdep.outputFile="$WORK/readback.cp" >"$WORK/readback-build.log" 2>&1
+ok $? "the DuckDB read-back tool builds" "$(tail -20 "$WORK/readback-build.log")"
+duck() {
+	java -XX:+UseSerialGC -cp "$root/regress/readback/target/classes:$(cat "$WORK/readback.cp")" \
+		org.parallelexport.readback.Query "$PEP_S3_DATA/$BUCKET/$1" "$2"
+}
+
+# Objects and pending uploads under a prefix (ending in /), one per line.
+state_of() { look list "$BUCKET" "$1"; }
+
+# The ledger files in the data directory (one per target with a record).
+LEDGERS="$PEP_DATA/pg_parallel_export_parquet"
+ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
+
+# Nothing of the export into PREFIX: no object, no upload, no worker, no
+# ledger file.
+assert_s3_clean() {
+	local prefix="$1" what="$2" state workers problems=""
+	state=$(state_of "$prefix" 2>&1)
+	[[ -n "$state" ]] && problems+="left under $prefix:"$'\n'"$state"$'\n'
+	[[ -n "$(ledger_files)" ]] && problems+="ledger files left: $(ledger_files)"$'\n'
+	workers=$(live_workers)
+	[[ -n "$workers" ]] && problems+="parallel workers still running: $workers"$'\n'
+	[[ "$(sql 'SELECT 1')" != 1 ]] && problems+="server does not answer"$'\n'
+	[[ -z "$problems" ]]
+	ok $? "$what: no object, no pending upload, no worker left" "$problems"
+}
+
+# The export into PREFIX is whole: the call returned ROWS, no upload is
+# pending, and _SUCCESS's manifest lists exactly the parts there, whose
+# rows add up to ROWS.
+assert_s3_whole() {
+	local prefix="$1" rows="$2" got="$3" what="$4"
+	local state manifest problems="" listed present
+	state=$(state_of "$prefix" 2>&1)
+	[[ "$got" == "$rows" ]] || problems+="returned '$got', expected $rows"$'\n'
+	grep -q '^upload ' <<<"$state" && problems+="uploads pending:"$'\n'"$state"$'\n'
+	manifest=$(look manifest "$BUCKET" "${prefix}_SUCCESS" 2>&1)
+	listed=$(awk '$1 == "part" { print $2 }' <<<"$manifest" | sort)
+	present=$(sed -n "s|^object ${prefix}\\(part-[^ ]*\\) .*|\\1|p" <<<"$state" | sort)
+	[[ -n "$listed" && "$listed" == "$present" ]] ||
+		problems+="manifest lists [$listed], the prefix holds [$present]"$'\n'
+	[[ "$(awk '$1 == "part" { n += $3 } END { print n }' <<<"$manifest")" == "$rows" &&
+		"$(awk '$1 == "rows" { print $2 }' <<<"$manifest")" == "$rows" ]] ||
+		problems+="manifest rows do not add up to $rows: $manifest"$'\n'
+	[[ -z "$problems" ]]
+	ok $? "$what" "$problems"
+}
+
+s3_export() {
+	sql "SELECT parallel_export_parquet($1)" 2>&1
+}
+
+# The same export without a fault, into the same prefix: the retry.
+retry_ok() {
+	local prefix="$1" what="$2"
+	assert_s3_whole "$prefix" "$ROWS" "$(s3_export "'pep_s3', 's3://$BUCKET/$prefix', 2")" \
+		"$what: a retry into the same prefix succeeds"
+}
+
+# Wait until APP's leader shows MARK, or a worker of it does.
+wait_mark() {
+	local app="$1" mark="$2"
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity a
+		WHERE (a.application_name = '$app' OR a.leader_pid = (SELECT pid FROM pg_stat_activity
+			WHERE application_name = '$app' AND backend_type = 'client backend'))
+		AND a.query LIKE '$mark%'\") -ge 1 ]]"
+}
+
+uploads_of() { grep -c '^upload ' <<<"$1"; }
+objects_of() { grep -c '^object ' <<<"$1"; }
+
+# --- Round trip: a table and a query, read back by DuckDB value by value.
+pg_rows="$(psql -X -A -t -q -F $'\t' -c "SELECT id, t, n, CASE WHEN b THEN 'true' ELSE 'false' END, d, ts FROM pep_s3_types ORDER BY id")"
+# One session: parallel_export_parquet_last() is the session's last export.
+out=$(psql -X -A -t -q -c "SELECT parallel_export_parquet('pep_s3_types', 's3://$BUCKET/trip/table', 2)" \
+	-c "SELECT directory, rows, parts FROM parallel_export_parquet_last()" 2>&1)
+got=$(head -n 1 <<<"$out")
+last=$(tail -n 1 <<<"$out")
+assert_s3_whole "trip/table/" 50000 "$got" "round trip table: whole export, manifest matches the parts"
+duck_rows="$(duck trip/table "SELECT id, t, n, b, d::VARCHAR, ts::VARCHAR FROM parts ORDER BY id")"
+[[ -n "$duck_rows" && "$duck_rows" == "$pg_rows" ]]
+ok $? "round trip table: DuckDB reads every value PostgreSQL holds" \
+	"$(diff <(echo "$pg_rows") <(echo "$duck_rows") | head -5)"
+[[ "$last" == "s3://$BUCKET/trip/table/|50000|$(look manifest "$BUCKET" trip/table/_SUCCESS | grep -c '^part ')" ]]
+ok $? "round trip table: parallel_export_parquet_last() names the URL and the parts" "$last"
+grep -q "exported 50000 rows of public.pep_s3_types to \"s3://$BUCKET/trip/table/\"" "$PEP_LOG"
+ok $? "round trip table: the LOG line names the URL"
+
+got=$(s3_export "'SELECT id, t, n FROM pep_s3_types WHERE id % 2 = 0', 's3://$BUCKET/trip/query', 2,
+	compression => 'zstd', file_size_bytes => 65536")
+assert_s3_whole "trip/query/" 25000 "$got" "round trip query: whole export"
+parts=$(objects_of "$(state_of trip/query/)")
+[[ $parts -ge 4 ]]
+ok $? "round trip query: file_size_bytes made several parts ($((parts - 1)) and _SUCCESS)"
+pg_q="$(psql -X -A -t -q -F $'\t' -c "SELECT id, t, n FROM pep_s3_types WHERE id % 2 = 0 ORDER BY id")"
+duck_q="$(duck trip/query "SELECT id, t, n FROM parts ORDER BY id")"
+[[ -n "$duck_q" && "$duck_q" == "$pg_q" ]]
+ok $? "round trip query: DuckDB reads every value PostgreSQL holds" \
+	"$(diff <(echo "$pg_q") <(echo "$duck_q") | head -5)"
+[[ "$(duck trip/query "SELECT DISTINCT compression FROM parquet_metadata('$PEP_S3_DATA/$BUCKET/trip/query/*.parquet')")" == ZSTD ]]
+ok $? "round trip query: the parts are zstd-compressed"
+
+# --- Nothing is visible before publication.
+app=pep_s3_unpublished
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:publishing';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/unpublished', 2)"
+wait_mark "$app" "$PAUSE_MARK"
+state=$(state_of unpublished/)
+[[ $(objects_of "$state") == 0 && $(uploads_of "$state") -ge 1 ]]
+ok $? "unpublished: every part written, $(uploads_of "$state") upload(s) pending, no object listed" "$state"
+sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
+finish_export "$app"
+grep -q "canceling statement due to user request" <<<"$OUT"
+ok $? "unpublished: the export was cancelled" "$OUT"
+assert_s3_clean unpublished/ "unpublished"
+retry_ok unpublished/ "unpublished"
+
+# --- A prefix that holds someone else's object is refused, and kept.
+look put "$BUCKET" busy/theirs.csv "a,b"
+for overwrite in false true; do
+	out=$(s3_export "'pep_s3', 's3://$BUCKET/busy', 2, overwrite => $overwrite")
+	case $overwrite in
+	false) expect='"s3://lake/busy/" is not empty' ;;
+	true) expect='"s3://lake/busy/" does not hold only a previous export' ;;
+	esac
+	grep -qF "$expect" <<<"$out"
+	ok $? "not empty, overwrite => $overwrite: refused ($expect)" "$out"
+	state=$(state_of busy/)
+	[[ "$state" == "object busy/theirs.csv 3" ]]
+	ok $? "not empty, overwrite => $overwrite: their object is untouched, nothing else there" "$state"
+done
+
+# --- Overwrite keeps the old export whole until the new one commits.
+got=$(s3_export "'pep_s3', 's3://$BUCKET/ow', 2")
+assert_s3_whole ow/ "$ROWS" "$got" "overwrite: the first export is whole"
+export_id_of() { look manifest "$BUCKET" "$1" | awk '$1 == "export_id" { print $2 }'; }
+old_id=$(export_id_of ow/_SUCCESS)
+for pause in publishing committing; do
+	app="pep_s3_ow_$pause"
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:$pause';" \
+		"SELECT parallel_export_parquet('SELECT * FROM pep_s3 WHERE id <= 1000', 's3://$BUCKET/ow', 2, overwrite => true)"
+	wait_mark "$app" "$PAUSE_MARK $pause"
+	state=$(state_of ow/)
+	case $pause in
+	publishing) premise=$(uploads_of "$state") ;;
+	committing) premise=$(look manifest "$BUCKET" ow/_SUCCESS | awk '$1 == "rows" { print $2 }') ;;
+	esac
+	[[ "$pause" == publishing && "$premise" -ge 1 || "$pause" == committing && "$premise" == 1000 ]]
+	ok $? "overwrite paused at $pause: the new export got that far (uploads pending, or its _SUCCESS in place)" "$state"
+	[[ "$pause" == committing ]] ||
+		[[ "$(duck ow "SELECT count(*) FROM parts")" == "$ROWS" ]]
+	ok $? "overwrite paused at $pause: the old export is still readable whole"
+	sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
+	finish_export "$app"
+	grep -q "canceling statement due to user request" <<<"$OUT"
+	ok $? "overwrite paused at $pause: cancelled" "$OUT"
+	assert_s3_whole ow/ "$ROWS" "$ROWS" "overwrite cancelled at $pause: the old export is whole"
+	[[ "$(export_id_of ow/_SUCCESS)" == "$old_id" &&
+		"$(duck ow "SELECT count(*) FROM parts")" == "$ROWS" ]]
+	ok $? "overwrite cancelled at $pause: _SUCCESS is the old export's, DuckDB reads it whole"
+done
+got=$(s3_export "'SELECT * FROM pep_s3 WHERE id <= 1000', 's3://$BUCKET/ow', 2, overwrite => true")
+assert_s3_whole ow/ 1000 "$got" "overwrite: the replacing export is whole and the old parts are gone"
+[[ "$(export_id_of ow/_SUCCESS)" != "$old_id" ]]
+ok $? "overwrite: _SUCCESS is the new export's"
+
+# --- Failures: each leaves nothing of the export, and a retry succeeds.
+
+# Cancel an export paused by FAULT; PREMISE says what must be pending then.
+case_cancel() {
+	local label="$1" fault="$2" mark="$3" premise="$4"
+	local prefix="cancel-$label/" app="pep_s3_cancel_$label" state
+	start_export "$app" "SET parallel_export_parquet.fault_injection = '$fault';" \
+		"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/${prefix%/}', 2)"
+	wait_mark "$app" "$mark"
+	state=$(state_of "$prefix")
+	case $premise in
+	none) [[ -z "$state" ]] ;;
+	uploads) [[ $(uploads_of "$state") -ge 1 && $(objects_of "$state") == 0 ]] ;;
+	success) grep -q "^object ${prefix}_SUCCESS " <<<"$state" && [[ $(uploads_of "$state") == 0 ]] ;;
+	esac
+	ok $? "cancel $label: paused with the expected state ($premise)" "$state"
+	sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
+	finish_export "$app"
+	grep -q "canceling statement due to user request" <<<"$OUT"
+	ok $? "cancel $label: the export was cancelled" "$OUT"
+	assert_s3_clean "$prefix" "cancel $label"
+	retry_ok "$prefix" "cancel $label"
+}
+case_cancel starting pause:starting "$PAUSE_MARK starting" none
+case_cancel writing hang:1:1 "$HANG_MARK" uploads
+case_cancel publishing pause:publishing "$PAUSE_MARK publishing" uploads
+case_cancel committing pause:committing "$PAUSE_MARK committing" success
+
+# statement_timeout while a worker is paused with its upload pending.
+app=pep_s3_timeout
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1'; SET statement_timeout = '20s';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/timeout', 2)"
+wait_mark "$app" "$HANG_MARK"
+state=$(state_of timeout/)
+[[ $(uploads_of "$state") -ge 1 && -z "$(cat "$WORK/$app.out")" ]]
+ok $? "statement_timeout: an upload was pending before the timeout fired" "$state"
+finish_export "$app"
+grep -q "canceling statement due to statement timeout" <<<"$OUT"
+ok $? "statement_timeout: the export ended by the timeout" "$OUT"
+assert_s3_clean timeout/ "statement_timeout"
+retry_ok timeout/ "statement_timeout"
+
+# Errors: a worker's ERROR, and an endpoint that starts failing uploads.
+case_error() {
+	local label="$1" fault="$2" expect="$3" out
+	out=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = '$fault'" \
+		-c "SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/$label', 2)" 2>&1)
+	grep -q -- "$expect" <<<"$out"
+	ok $? "$label: the error names what failed ($expect)" "$out"
+	assert_s3_clean "$label/" "$label"
+	retry_ok "$label/" "$label"
+}
+case_error worker-error worker_error:1:1 "injected fault after 1 batches"
+case_error endpoint-fails s3_error:0:1 "503"
+
+# The caller's FATAL, and a worker's, while an upload is pending.
+case_terminate() {
+	local who="$1" app="pep_s3_term_$1" prefix="terminate-$1/" state expect
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:1:1';" \
+		"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/${prefix%/}', 2)"
+	wait_mark "$app" "$HANG_MARK"
+	state=$(state_of "$prefix")
+	[[ $(uploads_of "$state") -ge 1 ]]
+	ok $? "terminate $who: an upload was pending" "$state"
+	case $who in
+	caller)
+		sql "SELECT pg_terminate_backend($(caller_pid "$app"))" >/dev/null
+		expect="terminating connection due to administrator command"
+		;;
+	worker)
+		sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE backend_type = 'parallel worker' AND query = '$HANG_MARK'" >/dev/null
+		expect='terminating background worker "parallel worker" due to administrator command'
+		;;
+	esac
+	finish_export "$app"
+	grep -qF "$expect" <<<"$OUT"
+	ok $? "terminate $who: $expect" "$OUT"
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
+	assert_s3_clean "$prefix" "terminate $who"
+	retry_ok "$prefix" "terminate $who"
+}
+case_terminate caller
+case_terminate worker
+
+# --- Two exports into one target: the second fails at once, the first is untouched.
+app=pep_s3_race
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:publishing';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/race', 2)"
+wait_mark "$app" "$PAUSE_MARK publishing"
+before=$(state_of race/)
+out=$(s3_export "'pep_s3', 's3://$BUCKET/race', 2")
+grep -qF 'another export into "s3://lake/race/" is running' <<<"$out"
+ok $? "race: the second export fails clearly" "$out"
+after=$(state_of race/)
+[[ $(uploads_of "$before") -ge 1 && "$after" == "$before" ]]
+ok $? "race: the running export's $(uploads_of "$before") pending upload(s) are untouched" "$before"$'\n'"---"$'\n'"$after"
+sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
+finish_export "$app"
+assert_s3_clean race/ "race"
+retry_ok race/ "race"
+
+# --- SIGKILL of a worker once _SUCCESS is out: the record survives, the next export sweeps it.
+app=pep_s3_sigkill
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:committing';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/sigkill', 2)"
+wait_mark "$app" "$PAUSE_MARK committing"
+kill -9 "$(sql "SELECT pid FROM pg_stat_activity w WHERE w.backend_type = 'parallel worker'
+	AND w.leader_pid = $(caller_pid "$app") ORDER BY pid LIMIT 1")"
+finish_export "$app"
+wait_until "sql 'SELECT 1' >/dev/null 2>&1"
+ok $? "sigkill: the server came back after the crash restart"
+state=$(state_of sigkill/)
+grep -q '^object sigkill/_SUCCESS ' <<<"$state" && [[ $(ledger_files | wc -l) == 1 ]]
+ok $? "sigkill: the dead export's _SUCCESS and parts are left, and its ledger file" "$state"$'\n'"$(ledger_files)"
+look put "$BUCKET" sigkill-other/keep.txt "theirs"
+before=$(wc -l <"$PEP_LOG")
+retry_ok sigkill/ "sigkill"
+tail -n +"$((before + 1))" "$PEP_LOG" | grep -qF 'swept what an export into "s3://lake/sigkill/" that did not finish left behind'
+ok $? "sigkill: the next export swept the dead record and logged it"
+[[ -z "$(ledger_files)" && "$(state_of sigkill-other/)" == "object sigkill-other/keep.txt 6" ]]
+ok $? "sigkill: no ledger file left; an object outside the record is untouched"
+
+tap_done

@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# regress/t_s3_sweep.sh: what a dead object-store export left, swept.
+#
+# A killed object-store export leaves its record in
+# $PGDATA/pg_parallel_export_parquet/HASH.ledger with the lock free, and
+# real pending uploads and objects in the bucket.  The first cases forge
+# exactly that: the harness writes the record's first line as the caller
+# would, and regress/s3proxy/S3Forge.java makes the export's uploads and
+# objects through the extension's own S3 client, appending each step's line
+# before the step as a worker does.  Beside them goes what the sweep must
+# never touch: an object someone else put under the prefix and a pending
+# upload of another key there.  What the server holds is asked of it through
+# the S3 API (regress/s3proxy/S3Look.java).  Cases:
+#   - a target without a record: nothing done, no file made;
+#   - a record whose lock a live process holds (premise: it really is
+#     held): an error naming the running export, nothing touched;
+#   - the dead record (premise: all of it there, the lock free): exactly
+#     the export's uploads aborted and objects deleted, the foreign object
+#     and upload left, the file removed; again: nothing to do;
+#   - a record the sweep cannot use (a step it does not know): an error,
+#     nothing touched, the file kept and its lock free for the next try;
+#   - a link at the ledger's name: refused, not followed;
+#   - real exports, a worker killed with SIGKILL mid-write (premise: its
+#     upload pending, the record on disk, the lock free after the crash
+#     restart): the next export into the target sweeps first and succeeds,
+#     a foreign upload under the prefix survives; and
+#     parallel_export_parquet_sweep() undoes another such export, leaving a
+#     foreign object and upload;
+#   - a target of a foreign server: swept with the settings of the server
+#     and its user mapping, the server's environment holding no key; the
+#     secret is nowhere in the server log;
+#   - privileges: PUBLIC cannot call it; EXECUTE alone is not enough.
+#
+# Until the foreign-server case the server reaches S3Proxy through the
+# postmaster's environment (AWS_ENDPOINT_URL and the keys), so the cluster
+# is restarted with it, and without it for that case and at the end.
+# Nothing races a timer: the kill waits for the hang fault in
+# pg_stat_activity.  Needs a running cluster from tools/cluster.sh with the
+# extension installed; runs as root.  Prints TAP.
+
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib/tap.sh
+source "$here/lib/tap.sh"
+# shellcheck source=lib/export.sh
+source "$here/lib/export.sh"
+
+WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3_sweep"
+S3DIR="$WORK/s3proxy"
+S3PORT=$((PEP_PORT + 1000))
+BUCKET=lake
+JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+JAVAC="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
+LEDGERS="$PEP_DATA/pg_parallel_export_parquet"
+ROLE=regress_pep_sweeper
+ROWS=200000
+
+fresh_work pep_sweep_rows "$ROWS"
+
+# Restart the server with exactly these extra environment variables.
+restart_server() {
+	env -u AWS_ENDPOINT_URL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION "$@" \
+		bash -c "source '$here/../tools/cluster.sh' && pep_pg_ctl -l '$PEP_LOG' -w -t 60 restart >/dev/null"
+}
+
+holder=""
+finish() {
+	if [[ -n "$holder" ]]; then
+		pkill -P "$holder" 2>/dev/null
+		kill "$holder" 2>/dev/null
+	fi
+	"$here/lib/s3proxy.sh" stop "$S3DIR"
+	restart_server
+	sql "DROP ROLE IF EXISTS $ROLE" >/dev/null 2>&1
+}
+trap finish EXIT
+
+"$here/lib/s3proxy.sh" start "$S3DIR" "$S3PORT" "$BUCKET" || exit 1
+set -a
+# shellcheck source=/dev/null
+source "$S3DIR/s3proxy.env"
+set +a
+restart_server AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
+	AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 || exit 1
+
+# Compiled once: the source launcher would compile them again at every call.
+"$JAVAC" -nowarn -cp "$JAR" -d "$WORK/tools" "$here/s3proxy/S3Look.java" "$here/s3proxy/S3Forge.java" || exit 1
+tool() { "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$JAR:$WORK/tools" "$@"; }
+forge() { tool S3Forge "$1" "$BUCKET" "${@:2}"; }
+# Objects ("object KEY SIZE") and pending uploads ("upload KEY ID") under a prefix, sorted.
+state_of() { tool S3Look list "$BUCKET" "$1" | sort; }
+put() { tool S3Look put "$BUCKET" "$1" "someone else's"; }
+
+# The ledger file of s3://$BUCKET/PREFIX for ENDPOINT ("" for the SDK's chain).
+ledger_of() {
+	printf '%s\0%s\0%s\0' "${2:-}" "$BUCKET" "$1" | sha256sum |
+		awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
+}
+ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
+# Whether the ledger file is there and its lock free, without creating it.
+lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
+
+# Write a record's first line as the caller would, as the server's OS user.
+begin_record() {
+	install -d -m 700 -o postgres "$LEDGERS"
+	runuser -u postgres -- bash -c "umask 077; printf 'export\t%s\ts3://$BUCKET/%s\t\n' \
+		\"\$(date -u +%Y-%m-%dT%H:%M:%SZ)\" '$1' >'$2'"
+}
+
+# Sweep in psql with SQLSTATEs shown; output in OUT.
+sweep() {
+	OUT=$(psql -X -A -t -q -v VERBOSITY=verbose -c "SELECT * FROM parallel_export_parquet_sweep('$1')" 2>&1)
+}
+
+[[ -z "$(ledger_files)" ]]
+ok $? "premise: no ledger file before the harness" "$(ledger_files)"
+
+# --- no record
+sweep "s3://$BUCKET/none/"
+[[ "$OUT" == "s3://$BUCKET/none/|f|0|0" ]]
+ok $? "a target without a record: nothing to do" "$OUT"
+[[ -z "$(ledger_files)" ]]
+ok $? "the sweep of a target without a record made no ledger file"
+
+# --- a forged dead record, with foreign objects beside it
+PREFIX=dead/
+LEDGER="$(ledger_of "$PREFIX")"
+put "${PREFIX}foreign.parquet"
+foreign_upload="$(forge upload "${PREFIX}part-00009-ffffffffffff.parquet")"
+begin_record "$PREFIX" "$LEDGER"
+forge dead "$LEDGER" "$PREFIX" >/dev/null
+before="$(state_of "$PREFIX")"
+[[ "$(cut -d' ' -f1,2 <<<"$before")" == "object ${PREFIX}_SUCCESS
+object ${PREFIX}foreign.parquet
+object ${PREFIX}part-00000-0123456789ab.parquet
+upload ${PREFIX}part-00001-0123456789ab.parquet
+upload ${PREFIX}part-00002-0123456789ab.parquet
+upload ${PREFIX}part-00009-ffffffffffff.parquet" ]]
+ok $? "premise: the export's objects and uploads and the foreign ones are there" "$before"
+grep -q "^upload ${PREFIX}part-00001" "$LEDGER" && ! grep -q "^upload ${PREFIX}part-00002" "$LEDGER"
+ok $? "premise: part 1's upload id is recorded, part 2's is not" "$(cat "$LEDGER")"
+
+# --- a live process holds the lock
+flock -x -o "$LEDGER" sleep 600 &
+holder=$!
+wait_until "! lock_free '$LEDGER'"
+ok $? "premise: the lock is held by a live process"
+sweep "s3://$BUCKET/$PREFIX"
+grep -q "55006: another export into \"s3://$BUCKET/$PREFIX\" is running" <<<"$OUT"
+ok $? "a locked record is refused as a running export (55006)" "$OUT"
+[[ "$(state_of "$PREFIX")" == "$before" && -s "$LEDGER" ]]
+ok $? "nothing was touched while the lock was held"
+pkill -P "$holder"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+holder=""
+lock_free "$LEDGER"
+ok $? "premise: the lock is free once its holder is gone"
+
+# --- the sweep
+sweep "s3://$BUCKET/$PREFIX"
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|t|2|2" ]]
+ok $? "the dead record is swept: 2 uploads aborted, 2 objects deleted" "$OUT"
+after="$(state_of "$PREFIX")"
+[[ "$after" == "$(grep -e "^object ${PREFIX}foreign.parquet " -e " $foreign_upload\$" <<<"$before")" ]]
+ok $? "only the foreign object and the foreign upload are left" "$after"
+[[ -z "$(ledger_files)" ]]
+ok $? "the ledger file is removed once everything was undone"
+sweep "s3://$BUCKET/$PREFIX"
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|f|0|0" && "$(state_of "$PREFIX")" == "$after" ]]
+ok $? "sweeping again does nothing" "$OUT"
+
+# --- a record the sweep cannot use is kept
+PREFIX=corrupt/
+LEDGER="$(ledger_of "$PREFIX")"
+begin_record "$PREFIX" "$LEDGER"
+forge dead "$LEDGER" "$PREFIX" >/dev/null
+echo "rename ${PREFIX}part-00000-0123456789ab.parquet" >>"$LEDGER"
+before="$(state_of "$PREFIX")"
+sweep "s3://$BUCKET/$PREFIX"
+grep -q "records no known step" <<<"$OUT"
+ok $? "a record with an unknown step is refused" "$OUT"
+[[ "$(state_of "$PREFIX")" == "$before" ]]
+ok $? "nothing of a refused record was touched"
+[[ -s "$LEDGER" ]] && lock_free "$LEDGER"
+ok $? "the refused record is kept, its lock free"
+rm -f "$LEDGER"
+
+# --- a link at the ledger's name
+PREFIX=linked/
+LEDGER="$(ledger_of "$PREFIX")"
+echo "victim" >"$WORK/victim"
+chown postgres "$WORK/victim"
+ln -s "$WORK/victim" "$LEDGER"
+sweep "s3://$BUCKET/$PREFIX"
+grep -q "cannot use ledger file" <<<"$OUT" && grep -q "symbolic link" <<<"$OUT"
+ok $? "a link at the ledger's name is refused" "$OUT"
+[[ -L "$LEDGER" && "$(cat "$WORK/victim")" == victim ]]
+ok $? "the link and its target are left as they were"
+rm -f "$LEDGER"
+
+# --- real exports killed mid-write: worker 0 hangs with its part's upload
+# pending, and is killed outright; the postmaster's crash restart follows.
+# Leaves the dead export's uploads' lines in DEAD_UPLOADS.
+export_uploads() {
+	state_of "$1" | grep "^upload ${1}part-[0-9]*-[0-9a-f]\{12\}\.parquet " | grep -v ffffffffffff
+}
+kill_mid_write() {
+	local app="$1" prefix="$2" worker
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
+		"SELECT parallel_export_parquet('pep_sweep_rows', 's3://$BUCKET/${prefix%/}', 2)"
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+		WHERE l.application_name = '$app' AND w.backend_type = 'parallel worker'
+		AND w.query = '$HANG_MARK'\") -ge 1 ]]"
+	ok $? "$app: premise: worker 0 hangs mid-write"
+	[[ -n "$(export_uploads "$prefix")" && $(ledger_files | wc -l) == 1 ]] && grep -q "^upload " "$(ledger_files)"
+	ok $? "$app: premise: its uploads are pending and recorded" \
+		"$(state_of "$prefix")"$'\n'"$(cat "$(ledger_files)" 2>&1)"
+	worker=$(sql "SELECT w.pid FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+		WHERE l.application_name = '$app' AND w.query = '$HANG_MARK'")
+	kill -9 "$worker"
+	finish_export "$app"
+	wait_until "sql 'SELECT 1' >/dev/null 2>&1"
+	DEAD_UPLOADS="$(export_uploads "$prefix")"
+	[[ -n "$DEAD_UPLOADS" ]] && lock_free "$(ledger_files)"
+	ok $? "$app: premise: after the crash restart its uploads are pending and its record's lock free" \
+		"$OUT"$'\n'"$(state_of "$prefix")"
+}
+
+PREFIX=killed/
+foreign_upload="$(forge upload "${PREFIX}part-00009-ffffffffffff.parquet")"
+kill_mid_write pep_sweep_killed "$PREFIX"
+log_from=$(($(wc -l <"$PEP_LOG") + 1))
+OUT=$(sql "SELECT parallel_export_parquet('pep_sweep_rows', 's3://$BUCKET/killed', 2)" 2>&1)
+[[ "$OUT" == "$ROWS" ]]
+ok $? "the next export into the target succeeds" "$OUT"
+tail -n +"$log_from" "$PEP_LOG" | grep -qF "s3://$BUCKET/$PREFIX\" that did not finish"
+ok $? "the next export swept the dead record first, and logged it" "$(tail -n +"$log_from" "$PEP_LOG" | head -20)"
+after="$(state_of "$PREFIX")"
+[[ "$(grep '^upload ' <<<"$after")" == "upload ${PREFIX}part-00009-ffffffffffff.parquet $foreign_upload" ]]
+ok $? "the dead export's uploads are aborted, the foreign one is left" "$after"
+grep -q "^object ${PREFIX}_SUCCESS " <<<"$after" && [[ -z "$(ledger_files)" ]]
+ok $? "the new export is published and its ledger file removed" "$after"$'\n'"$(ledger_files)"
+
+PREFIX=killed-swept/
+foreign_upload="$(forge upload "${PREFIX}part-00009-ffffffffffff.parquet")"
+kill_mid_write pep_sweep_killed2 "$PREFIX"
+put "${PREFIX}foreign.parquet"
+before="$(state_of "$PREFIX")"
+sweep "s3://$BUCKET/$PREFIX"
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|t|$(wc -l <<<"$DEAD_UPLOADS")|0" ]]
+ok $? "the sweep function undoes a killed export: its $(wc -l <<<"$DEAD_UPLOADS") upload(s) aborted" "$OUT"$'\n'"$before"
+after="$(state_of "$PREFIX")"
+[[ "$after" == "$(grep -v -F "$DEAD_UPLOADS" <<<"$before")" && -z "$(ledger_files)" ]]
+ok $? "only the foreign object and upload are left, and no ledger file" "$before"$'\n---\n'"$after"
+sweep "s3://$BUCKET/$PREFIX"
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|f|0|0" && "$(state_of "$PREFIX")" == "$after" ]]
+ok $? "the sweep function on a target without a record does nothing" "$OUT"
+
+# --- through a foreign server: endpoint and keys from the catalog, none in
+# the server's environment any more
+restart_server || exit 1
+sql "DROP SERVER IF EXISTS regress_sweep_s3 CASCADE;
+	CREATE SERVER regress_sweep_s3 FOREIGN DATA WRAPPER parallel_export_parquet_s3
+		OPTIONS (endpoint '$PEP_S3_ENDPOINT', region 'us-east-1');
+	CREATE USER MAPPING FOR CURRENT_USER SERVER regress_sweep_s3
+		OPTIONS (access_key_id '$PEP_S3_IDENTITY', secret_access_key '$PEP_S3_CREDENTIAL')" >/dev/null
+PREFIX=served/
+LEDGER="$(ledger_of "$PREFIX" "$PEP_S3_ENDPOINT")"
+begin_record "$PREFIX" "$LEDGER"
+forge dead "$LEDGER" "$PREFIX" >/dev/null
+OUT=$(psql -X -A -t -q -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/$PREFIX', s3_server => 'regress_sweep_s3')" 2>&1)
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|t|2|2" && -z "$(state_of "$PREFIX")" && -z "$(ledger_files)" ]]
+ok $? "a record of a foreign server's target is swept with the server's settings" "$OUT"
+! grep -qF "$PEP_S3_CREDENTIAL" "$PEP_LOG"
+ok $? "the secret is nowhere in the server log"
+sql "DROP SERVER regress_sweep_s3 CASCADE" >/dev/null
+
+# --- privileges
+sql "DROP ROLE IF EXISTS $ROLE; CREATE ROLE $ROLE LOGIN" >/dev/null
+as_role() { psql -X -A -t -q -U "$ROLE" -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/none/')" 2>&1; }
+OUT=$(as_role)
+grep -q "permission denied for function parallel_export_parquet_sweep" <<<"$OUT"
+ok $? "PUBLIC cannot call the sweep" "$OUT"
+sql "GRANT EXECUTE ON FUNCTION parallel_export_parquet_sweep(text, text) TO $ROLE" >/dev/null
+OUT=$(as_role)
+grep -q "permission denied to sweep an export's record" <<<"$OUT"
+ok $? "EXECUTE without pg_write_server_files is refused" "$OUT"
+sql "GRANT pg_write_server_files TO $ROLE" >/dev/null
+OUT=$(as_role)
+[[ "$OUT" == "s3://$BUCKET/none/|f|0|0" ]]
+ok $? "control: with pg_write_server_files it runs" "$OUT"
+sql "REVOKE ALL ON FUNCTION parallel_export_parquet_sweep(text, text) FROM $ROLE; REVOKE pg_write_server_files FROM $ROLE" >/dev/null
+
+tap_done
