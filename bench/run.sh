@@ -550,6 +550,12 @@ report() {
 				print "- scale: not measured by this run [100M rows within 10% of 10x the 10M time, the same peak worker memory]: run with BENCH_ROWS=100000000 BENCH_SCALE_BASE=<a 10M-row results file of the same build>"
 			for (i = 1; i <= n; i++) if (order[i] ~ /^pep_one/ && order[i] != "pep_one_s3")
 				printf "- 1-row export (%s): %.3f s [<= 0.2 s] (%s)\n", order[i], med[order[i]], ((med[order[i]] <= 0.2) ? "met" : "missed")
+			if (split(size_base, zb, " ") == 4 && zb[1] == rows && ("pep_2" in bytes)) {
+				x = bytes["pep_2"] / zb[3] - 1
+				printf "- output size (pep_2): %.1f MB vs %.1f MB before [within 2%%]: %+.2f%% (%s)\n", bytes["pep_2"] / 1048576, zb[3] / 1048576, 100 * x, ((x <= 0.02 && x >= -0.02) ? "met" : "missed")
+			} else
+				print "- output size: not compared [within 2% of the row writer'"'"'s]: BENCH_SIZE_BASE has no pep_2 of the same BENCH_ROWS"
+			print "- output value by value: every export above is checked against PostgreSQL'"'"'s fingerprint (check column)"
 			print ""
 			print "Targets of issue 11 (object storage):"
 			print ""
@@ -559,12 +565,6 @@ report() {
 			}
 			if ("pep_one_s3" in med)
 				printf "- 1-row export into S3Proxy: %.3f s [< 0.6 s] (%s)\n", med["pep_one_s3"], ((med["pep_one_s3"] < 0.6) ? "met" : "missed")
-			if (split(size_base, zb, " ") == 4 && zb[1] == rows && ("pep_2" in bytes)) {
-				x = bytes["pep_2"] / zb[3] - 1
-				printf "- output size (pep_2): %.1f MB vs %.1f MB before [within 2%%]: %+.2f%% (%s)\n", bytes["pep_2"] / 1048576, zb[3] / 1048576, 100 * x, ((x <= 0.02 && x >= -0.02) ? "met" : "missed")
-			} else
-				print "- output size: not compared [within 2% of the row writer'"'"'s]: BENCH_SIZE_BASE has no pep_2 of the same BENCH_ROWS"
-			print "- output value by value: every export above is checked against PostgreSQL'"'"'s fingerprint (check column)"
 			print ""
 			print "Also measured:"
 			print ""
