@@ -15,7 +15,11 @@
 #   pep_1/2/4     parallel_export_parquet('t', dir, 1|2|4), table source
 #   pep_query_2   parallel_export_parquet('SELECT * FROM t WHERE true', dir, 2), query source
 #   pep_wide_2    parallel_export_parquet('w', dir, 2): values encoded per second per worker
+#   pep_s3_2      parallel_export_parquet('t', 's3://bench/...', 2): into S3Proxy on loopback
+#                 (regress/lib/s3proxy.sh, port PEP_PORT + 1000, filesystem backend under
+#                 PEP_TMP), the cluster pointed at it by the AWS SDK's variables
 #   pep_one       a 1-row table exported with 1 worker: start-up latency (BENCH_ONE_RUNS runs)
+#   pep_one_s3    the same into S3Proxy
 #   pep_one_nested  the same for a row of arrays, a composite, an enum and an interval
 #
 # Every Parquet output is checked with DuckDB (row count and a fingerprint of
@@ -65,7 +69,7 @@ BENCH_ROWS=${BENCH_ROWS:-10000000}
 BENCH_WIDE_ROWS=${BENCH_WIDE_ROWS:-$((BENCH_ROWS / 5))}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_ONE_RUNS=${BENCH_ONE_RUNS:-5}
-BENCH_METHODS=${BENCH_METHODS:-copy_csv copy_binary jdbc_1 jdbc_2 pep_1 pep_2 pep_4 pep_query_2 pep_wide_2 pep_one pep_one_nested}
+BENCH_METHODS=${BENCH_METHODS:-copy_csv copy_binary jdbc_1 jdbc_2 pep_1 pep_2 pep_4 pep_query_2 pep_wide_2 pep_s3_2 pep_one pep_one_nested pep_one_s3}
 BENCH_FETCH_SIZE=${BENCH_FETCH_SIZE:-10000}
 BENCH_PROFILE=${BENCH_PROFILE:-0}
 BENCH_KEEP=${BENCH_KEEP:-0}
@@ -164,7 +168,23 @@ stop_cluster() {
 	else
 		pep_stop >&2 || true
 	fi
+	"$root/regress/lib/s3proxy.sh" stop "$s3proxy_dir" >&2 || true
 }
+# The object-store methods export into S3Proxy; the server reaches it through
+# the AWS SDK's standard variables, which the postmaster inherits.
+s3proxy_dir=$PEP_TMP.s3proxy
+if [[ " $BENCH_METHODS " == *" pep_s3_2 "* || " $BENCH_METHODS " == *" pep_one_s3 "* ]]; then
+	log "starting S3Proxy"
+	"$root/regress/lib/s3proxy.sh" stop "$s3proxy_dir" >&2
+	rm -rf "$s3proxy_dir"
+	"$root/regress/lib/s3proxy.sh" start "$s3proxy_dir" "$((PEP_PORT + 1000))" bench >&2
+	# shellcheck source=/dev/null
+	source "$s3proxy_dir/s3proxy.env"
+	export AWS_ENDPOINT_URL=$PEP_S3_ENDPOINT AWS_ACCESS_KEY_ID=$PEP_S3_IDENTITY
+	export AWS_SECRET_ACCESS_KEY=$PEP_S3_CREDENTIAL AWS_REGION=us-east-1
+	# A kept cluster was started without them.
+	pep_stop >&2 || true
+fi
 # A kept cluster running other binaries (BENCH_EXTENSION changed) is made anew.
 if [[ -f $PEP_DATA/postmaster.pid ]] && pep_running &&
 	[[ $(readlink -f "/proc/$(head -n 1 "$PEP_DATA/postmaster.pid")/exe") != "$(readlink -f "$("$PG_CONFIG" --bindir)/postgres")" ]]; then
@@ -288,11 +308,12 @@ run_method() {
 	case $m in
 	copy_csv | copy_binary) out=$PEP_OUT/$m.out ;;
 	jdbc_*) out=$work/client/$m ;;
+	*s3*) out=$PEP_S3_DATA/bench/$m-$round ;;
 	*) out=$PEP_OUT/$m ;;
 	esac
 	rm -rf "$out"
 	case $m in
-	pep_one) expected=$expected_one expect_rows=1 ;;
+	pep_one | pep_one_s3) expected=$expected_one expect_rows=1 ;;
 	pep_one_nested)
 		expected=$expected_nested expect_rows=1
 		fingerprint=$bench_dir/sql/fingerprint_count.sql
@@ -313,6 +334,8 @@ run_method() {
 	pep_query_2) timed_sql "SELECT parallel_export_parquet('SELECT * FROM t WHERE true', '$out', 2)" ;;
 	pep_wide_2) timed_sql "SELECT parallel_export_parquet('w', '$out', 2)" ;;
 	pep_one) timed_sql "SELECT parallel_export_parquet('t_one', '$out', 1)" ;;
+	pep_s3_2) timed_sql "SELECT parallel_export_parquet('t', 's3://bench/$m-$round', 2)" ;;
+	pep_one_s3) timed_sql "SELECT parallel_export_parquet('t_one', 's3://bench/$m-$round', 1)" ;;
 	pep_one_nested) timed_sql "SELECT parallel_export_parquet('t_nested_one', '$out', 1)" ;;
 	jdbc_1 | jdbc_2)
 		/usr/bin/time -f '%M' -o "$work/time.out" \
@@ -480,6 +503,8 @@ report() {
 			desc["pep_wide_2"] = "extension, 50-column table w, 2 workers"
 			desc["pep_one"] = "extension, 1-row table, 1 worker"
 			desc["pep_one_nested"] = "extension, 1 row of nested kinds, 1 worker"
+			desc["pep_s3_2"] = "extension, table, 2 workers, into S3Proxy"
+			desc["pep_one_s3"] = "extension, 1-row table, 1 worker, into S3Proxy"
 			csv = ("copy_csv" in secs) ? median(secs["copy_csv"]) : 0
 			print "| method | what | seconds (median) | min-max | rows/s | output MB | peak RSS MB: VmHWM (anon, shmem) | caller +MB: VmHWM (anon) | vs COPY csv | check |"
 			print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
@@ -523,7 +548,7 @@ report() {
 				printf "- scale: %d rows in %.2f s vs %.2f s for %d rows, %.2fx of the linear time [within 10%%] (%s); worker anonymous peak %.0f MB vs %.0f MB [the same]\n", rows, med["pep_2"], sb[2], sb[1], x, ((x <= 1.1) ? "met" : "missed"), wanon["pep_2"] / 1024, sb[4] / 1024
 			} else
 				print "- scale: not measured by this run [100M rows within 10% of 10x the 10M time, the same peak worker memory]: run with BENCH_ROWS=100000000 BENCH_SCALE_BASE=<a 10M-row results file of the same build>"
-			for (i = 1; i <= n; i++) if (order[i] ~ /^pep_one/)
+			for (i = 1; i <= n; i++) if (order[i] ~ /^pep_one/ && order[i] != "pep_one_s3")
 				printf "- 1-row export (%s): %.3f s [<= 0.2 s] (%s)\n", order[i], med[order[i]], ((med[order[i]] <= 0.2) ? "met" : "missed")
 			if (split(size_base, zb, " ") == 4 && zb[1] == rows && ("pep_2" in bytes)) {
 				x = bytes["pep_2"] / zb[3] - 1
@@ -531,6 +556,15 @@ report() {
 			} else
 				print "- output size: not compared [within 2% of the row writer'"'"'s]: BENCH_SIZE_BASE has no pep_2 of the same BENCH_ROWS"
 			print "- output value by value: every export above is checked against PostgreSQL'"'"'s fingerprint (check column)"
+			print ""
+			print "Targets of issue 11 (object storage):"
+			print ""
+			if (("pep_s3_2" in med) && ("pep_2" in med)) {
+				x = med["pep_s3_2"] / med["pep_2"]
+				printf "- 2 workers into S3Proxy vs the local export: %.2f s vs %.2f s, %.2fx [<= 1.3x] (%s)\n", med["pep_s3_2"], med["pep_2"], x, ((x <= 1.3) ? "met" : "missed")
+			}
+			if ("pep_one_s3" in med)
+				printf "- 1-row export into S3Proxy: %.3f s [< 0.6 s] (%s)\n", med["pep_one_s3"], ((med["pep_one_s3"] < 0.6) ? "met" : "missed")
 			print ""
 			print "Also measured:"
 			print ""
