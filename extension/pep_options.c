@@ -28,6 +28,9 @@
 
 static const char *const pep_codecs[] = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
+/* compatibility's values, indexed by PEPCompatibility */
+static const char *const pep_compat_names[] = {"none", "spark"};
+
 static void
 pep_invalid(const char *option, const char *value, const char *hint)
 {
@@ -89,14 +92,38 @@ pep_parse_numeric_as(const char *text, PEPTypeChoices *types)
 		pep_invalid("unconstrained_numeric", quote_literal_cstr(text), hint);
 }
 
+/*
+ * compatibility: a reader profile, any case.  'none' keeps the faithful
+ * encodings; see pep_types.c for what each profile changes.
+ */
+static int
+pep_parse_compatibility(const char *text)
+{
+	char	   *value = asc_tolower(text, strlen(text));
+
+	for (int i = 0; i < lengthof(pep_compat_names); i++)
+		if (strcmp(value, pep_compat_names[i]) == 0)
+			return i;
+	pep_invalid("compatibility", quote_literal_cstr(text), "Valid values are none and spark.");
+	return PEP_COMPAT_NONE;		/* keep compiler quiet */
+}
+
+const char *
+pep_compatibility_name(int compatibility)
+{
+	Assert(compatibility >= 0 && compatibility < lengthof(pep_compat_names));
+	return pep_compat_names[compatibility];
+}
+
 void
 pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
 	/*
-	 * A database whose SQL definitions predate this library would pass fewer
-	 * arguments than are read below.
+	 * A database still on version 1.0's SQL definitions passes the arguments
+	 * 1.0 had, and gets the defaults of those added since; one whose
+	 * definitions match no version of this library is told to update.
 	 */
-	if (PG_NARGS() != PEP_NARGS)
+	if (PG_NARGS() != PEP_NARGS && PG_NARGS() != PEP_NARGS_1_0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the SQL definition of parallel_export_parquet does not match its library"),
@@ -175,6 +202,11 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	if (!PG_ARGISNULL(PEP_ARG_UNCONSTRAINED_NUMERIC))
 		pep_parse_numeric_as(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_UNCONSTRAINED_NUMERIC)),
 							 &opts->types);
+
+	opts->types.compatibility = PEP_COMPAT_NONE;
+	if (PG_NARGS() > PEP_ARG_COMPATIBILITY && !PG_ARGISNULL(PEP_ARG_COMPATIBILITY))
+		opts->types.compatibility =
+			pep_parse_compatibility(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPATIBILITY)));
 }
 
 /*
@@ -211,6 +243,8 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 	}
 	appendStringInfo(&buf, "statistics=%s\n", opts->statistics ? "true" : "false");
 	appendStringInfo(&buf, "writer_version=%s\n", opts->parquet_version);
+	appendStringInfo(&buf, "compatibility=%s\n",
+					 pep_compatibility_name(opts->types.compatibility));
 
 	if (opts->bloom_filter_columns != NULL)
 	{

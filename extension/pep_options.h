@@ -52,9 +52,14 @@ typedef struct PEPOptions
 #define PEP_ARG_BLOOM_FILTER_COLUMNS 12
 #define PEP_ARG_OVERWRITE			13
 #define PEP_ARG_UNCONSTRAINED_NUMERIC 14
-#define PEP_NARGS					15
+#define PEP_ARG_COMPATIBILITY		16
+#define PEP_NARGS					17
+
+/* Version 1.0's SQL definitions pass this many; later arguments take their defaults. */
+#define PEP_NARGS_1_0				15
 
 extern void pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts);
 extern char *pep_options_writer_text(const PEPOptions *opts, const PEPSource *src);
+extern const char *pep_compatibility_name(int compatibility);
 
 #endif							/* PEP_OPTIONS_H */

@@ -63,3 +63,87 @@ JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) s.pid
 LEFT JOIN @extschema@.parallel_export_parquet_progress_targets() AS t
        ON t.pid OPERATOR(pg_catalog.=) s.pid
 WHERE s.param11 OPERATOR(pg_catalog.=) '5260624'::pg_catalog.int8;
+
+-- 3. The export functions take two more arguments after unconstrained_numeric:
+-- s3_server (position 15, the object-store export's) and compatibility
+-- (position 16: 'none', the faithful encodings, or a reader profile such as
+-- 'spark' that writes every type the reader cannot read as one it can).  The
+-- library still accepts 1.0's fifteen arguments.  A function's argument list
+-- cannot change in place, so each is dropped and created again with the
+-- comment and privileges it had.
+DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4, pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4, pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text);
+DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4, pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4, pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text);
+
+CREATE FUNCTION @extschema@.parallel_export_parquet(
+    source pg_catalog.text,
+    directory pg_catalog.text,
+    workers pg_catalog.int4 DEFAULT NULL,
+    compression pg_catalog.text DEFAULT 'snappy',
+    compression_level pg_catalog.int4 DEFAULT NULL,
+    row_group_rows pg_catalog.int8 DEFAULT 122880,
+    row_group_bytes pg_catalog.int8 DEFAULT 67108864,
+    file_size_bytes pg_catalog.int8 DEFAULT NULL,
+    page_size pg_catalog.int4 DEFAULT 1048576,
+    dictionary pg_catalog.bool DEFAULT NULL,
+    statistics pg_catalog.bool DEFAULT true,
+    parquet_version pg_catalog.text DEFAULT 'v1',
+    bloom_filter_columns pg_catalog.text[] DEFAULT NULL,
+    overwrite pg_catalog.bool DEFAULT false,
+    unconstrained_numeric pg_catalog.text DEFAULT 'text',
+    s3_server pg_catalog.text DEFAULT NULL,
+    compatibility pg_catalog.text DEFAULT 'none')
+RETURNS pg_catalog.int8
+AS 'MODULE_PATHNAME', 'pep_export_text'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION @extschema@.parallel_export_parquet(
+    source pg_catalog.regclass,
+    directory pg_catalog.text,
+    workers pg_catalog.int4 DEFAULT NULL,
+    compression pg_catalog.text DEFAULT 'snappy',
+    compression_level pg_catalog.int4 DEFAULT NULL,
+    row_group_rows pg_catalog.int8 DEFAULT 122880,
+    row_group_bytes pg_catalog.int8 DEFAULT 67108864,
+    file_size_bytes pg_catalog.int8 DEFAULT NULL,
+    page_size pg_catalog.int4 DEFAULT 1048576,
+    dictionary pg_catalog.bool DEFAULT NULL,
+    statistics pg_catalog.bool DEFAULT true,
+    parquet_version pg_catalog.text DEFAULT 'v1',
+    bloom_filter_columns pg_catalog.text[] DEFAULT NULL,
+    overwrite pg_catalog.bool DEFAULT false,
+    unconstrained_numeric pg_catalog.text DEFAULT 'text',
+    s3_server pg_catalog.text DEFAULT NULL,
+    compatibility pg_catalog.text DEFAULT 'none')
+RETURNS pg_catalog.int8
+AS 'MODULE_PATHNAME', 'pep_export_regclass'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4, pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4, pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text, pg_catalog.text, pg_catalog.text) IS
+'export a table, view or query into a server directory of Parquet part files, written by parallel workers; returns the rows exported';
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4, pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4, pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text, pg_catalog.text, pg_catalog.text) IS
+'export a relation into a server directory of Parquet part files, written by parallel workers; returns the rows exported';
+
+-- Writes server files: nobody may call it unless granted.
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4, pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4, pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text, pg_catalog.text, pg_catalog.text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4, pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4, pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text, pg_catalog.text, pg_catalog.text) FROM PUBLIC;
+
+-- 4. The summary of the last export says which reader profile it was
+-- written for (compatibility).  A function's result columns cannot change
+-- in place either.
+DROP FUNCTION @extschema@.parallel_export_parquet_last();
+
+CREATE FUNCTION @extschema@.parallel_export_parquet_last(
+    OUT source pg_catalog.text,
+    OUT directory pg_catalog.text,
+    OUT rows pg_catalog.int8,
+    OUT parts pg_catalog.int4,
+    OUT bytes pg_catalog.int8,
+    OUT workers pg_catalog.int4,
+    OUT seconds pg_catalog.float8,
+    OUT compatibility pg_catalog.text)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'pep_last_export'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet_last() IS
+'summary of the last export this session finished, or NULL';
