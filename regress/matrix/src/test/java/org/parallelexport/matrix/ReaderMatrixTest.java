@@ -161,10 +161,11 @@ class ReaderMatrixTest {
       Map<String, Map<String, Map<String, Reader.Read>>> reads)
       throws Exception {
     readerNames.put(key, reader.name());
+    lap(key + " started");
     for (Export e : exports) {
       reads.get(e.name()).put(key, reader.read(e.file(), e.names()));
+      lap(key + " read " + e.name());
     }
-    lap(key);
   }
 
   /**
