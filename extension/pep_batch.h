@@ -20,7 +20,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 
-#include "pep.h"
+#include "pep_types.h"
 
 typedef struct PEPBatch
 {
@@ -45,15 +45,5 @@ extern bool pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull);
 extern void pep_batch_grow(PEPBatch *batch);
 extern void pep_batch_reset(PEPBatch *batch);
 
-/* One value in its kind's binary form; used by pep_nested.c for elements and fields. */
-extern void pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst);
-extern const char *pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len);
-
-/* pep_numeric.c */
-extern int64 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column);
-
-/* pep_nested.c */
-extern void pep_nested_serialize(StringInfo out, const PEPNode *node, Datum value,
-								 const char *column);
 
 #endif							/* PEP_BATCH_H */

@@ -22,10 +22,12 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
-#include "pep.h"
 #include "pep_export.h"
+#include "pep_guc.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
 
 PG_FUNCTION_INFO_V1(pep_export_text);
 PG_FUNCTION_INFO_V1(pep_export_regclass);

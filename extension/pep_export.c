@@ -50,6 +50,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include <sys/stat.h>
 
 #include "access/table.h"
@@ -67,11 +68,13 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "pep.h"
 #include "pep_export.h"
+#include "pep_extension.h"
 #include "pep_fault.h"
+#include "pep_guc.h"
 #include "pep_output.h"
 #include "pep_progress.h"
+#include "pep_shared.h"
 #include "pep_stream.h"
 
 /* Rows per batch handed to Java, and the cap on its fixed-width bytes. */

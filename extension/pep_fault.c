@@ -42,8 +42,8 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 
-#include "pep.h"
 #include "pep_fault.h"
+#include "pep_guc.h"
 
 static const char *const pep_fault_points[] = {
 	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error", "pause"

@@ -20,8 +20,9 @@
 
 #include "utils/guc.h"
 
-#include "pep.h"
 #include "pep_fault.h"
+#include "pep_guc.h"
+#include "pep_jvmopts.h"
 
 #ifndef PEP_DEFAULT_LIBJVM
 #error "PEP_DEFAULT_LIBJVM must be set by the build"

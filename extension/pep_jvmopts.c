@@ -39,8 +39,8 @@
 
 #include "utils/guc.h"
 
-#include "pep.h"
 #include "pep_jvm.h"
+#include "pep_jvmopts.h"
 
 #define PEP_KB	UINT64CONST(1024)
 #define PEP_MB	(PEP_KB * 1024)

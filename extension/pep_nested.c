@@ -39,7 +39,8 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 
-#include "pep_batch.h"
+#include "pep_nested.h"
+#include "pep_values.h"
 
 static void pep_nested_value(StringInfo out, const PEPNode *node, Datum value,
 							 const char *column);

@@ -29,7 +29,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
-#include "pep_batch.h"
+#include "pep_numeric.h"
 
 /* numeric's storage format, as numeric.c defines it */
 #define PEP_NBASE					10000

@@ -23,7 +23,7 @@
 #include "utils/builtins.h"
 #include "utils/formatting.h"
 
-#include "pep.h"
+#include "pep_extension.h"
 #include "pep_options.h"
 
 static const char *const pep_codecs[] = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};

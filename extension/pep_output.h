@@ -13,7 +13,7 @@
 
 #include <sys/stat.h>
 
-#include "pep.h"
+#include "pep_shared.h"
 
 typedef struct PEPOutput
 {

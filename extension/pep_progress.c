@@ -46,8 +46,8 @@
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
 
-#include "pep.h"
 #include "pep_progress.h"
+#include "pep_shared.h"
 
 /* Slots beyond COPY's own, 0-based; the view reads them as param N+1. */
 #define PEP_PROGRESS_MARKER			10

@@ -11,7 +11,9 @@
 #ifndef PEP_PROGRESS_H
 #define PEP_PROGRESS_H
 
-#include "pep.h"
+#include "storage/dsm.h"
+
+#include "pep_shared.h"
 
 /* Phases, as parallel_export_parquet_progress names them. */
 #define PEP_PHASE_STARTING		1

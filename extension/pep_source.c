@@ -50,6 +50,7 @@
 
 #include "storage/bufmgr.h"
 
+#include "pep_shared.h"
 #include "pep_source.h"
 
 /*

@@ -13,8 +13,9 @@
 #define PEP_SOURCE_H
 
 #include "nodes/plannodes.h"
+#include "storage/block.h"
 
-#include "pep.h"
+#include "pep_types.h"
 
 typedef struct PEPSource
 {

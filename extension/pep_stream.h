@@ -14,7 +14,7 @@
 #include "nodes/plannodes.h"
 #include "storage/shm_mq.h"
 
-#include "pep.h"
+#include "pep_shared.h"
 
 extern uint64 pep_stream_run(PlannedStmt *plan, const char *query,
 							 shm_mq_handle **queues, int nqueues, PEPShared *shared);

@@ -37,6 +37,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
@@ -45,7 +46,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
-#include "pep.h"
+#include "pep_types.h"
 
 /* Parquet DECIMAL holds at most 38 digits in a 16-byte FIXED_LEN_BYTE_ARRAY. */
 #define PEP_DECIMAL_MAX_PRECISION 38

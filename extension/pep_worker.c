@@ -39,12 +39,14 @@
 #include "storage/latch.h"
 #include "utils/memutils.h"
 
-#include "pep.h"
 #include "pep_batch.h"
 #include "pep_fault.h"
+#include "pep_guc.h"
 #include "pep_jvm.h"
 #include "pep_output.h"
+#include "pep_shared.h"
 #include "pep_sink.h"
+#include "pep_worker.h"
 
 /* Everything one worker keeps while it runs. */
 typedef struct PEPWorker

@@ -1,0 +1,109 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_shared.h
+ *	  The dynamic shared memory contract of an export.
+ *
+ * The export has three parties.  The caller's backend (the leader) checks
+ * the call, guards the target directory, resolves the source into column
+ * specs, launches parallel workers and, for query sources, runs the
+ * executor and streams tuples to them.  Each worker boots a JVM, turns
+ * tuples into columnar batches and hands them to the Java writer.  The
+ * dynamic shared memory segment described here ties them together: fixed
+ * facts about the export, the column specs (PEPColumn, pep_types.h), a
+ * ledger of every file the export creates, and what the workers report
+ * back.  Leader and workers are built from the same library, so every
+ * struct here is read with the layout it was written with.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_shared.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_SHARED_H
+#define PEP_SHARED_H
+
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+
+#include "pep_types.h"
+
+/* DSM keys of the export's parallel context */
+#define PARALLEL_KEY_PEP_SHARED		UINT64CONST(0xA000000000000001)
+#define PARALLEL_KEY_PEP_COLUMNS	UINT64CONST(0xA000000000000002)
+#define PARALLEL_KEY_PEP_SCANS		UINT64CONST(0xA000000000000003)
+#define PARALLEL_KEY_PEP_QUEUES		UINT64CONST(0xA000000000000004)
+#define PARALLEL_KEY_PEP_LEDGER		UINT64CONST(0xA000000000000005)
+
+/* The most leaf relations a partitioned source may have. */
+#define PEP_MAX_LEAVES			8192
+/* Room in the ledger: every part file plus the _SUCCESS marker. */
+#define PEP_LEDGER_CAPACITY		8192
+#define PEP_LEDGER_NAME_LEN		32
+/* Bytes of each leader-to-worker tuple queue for streamed sources. */
+#define PEP_QUEUE_SIZE			(2 * 1024 * 1024)
+
+/* Worker outcome, reported in PEPWorkerSlot.state. */
+#define PEP_WORKER_STARTING		0
+#define PEP_WORKER_READY		1
+#define PEP_WORKER_DONE			2
+
+/* What one worker reports back. */
+typedef struct PEPWorkerSlot
+{
+	int			state;			/* PEP_WORKER_* */
+	int			pid;			/* process id, for tests and progress */
+	uint64		rows;			/* rows written */
+	uint64		bytes;			/* bytes of closed parts */
+	uint64		bytes_open;		/* bytes the open part holds so far */
+	int			parts;			/* parts closed */
+} PEPWorkerSlot;
+
+/*
+ * The ledger: every file an export creates inside its staging directory is
+ * entered here before it is created, and marked created once it exists.
+ * Cleanup removes exactly these names and nothing else, so it stays safe
+ * whatever else the directory holds; it warns only about files marked
+ * created, so a warning never names a file that never existed.
+ */
+typedef struct PEPLedger
+{
+	slock_t		mutex;			/* protects following fields */
+	int			nentries;		/* entries used */
+	char		names[PEP_LEDGER_CAPACITY][PEP_LEDGER_NAME_LEN];	/* file names */
+	bool		created[PEP_LEDGER_CAPACITY];	/* the file was created */
+} PEPLedger;
+
+/* Status shared by the leader and its workers. */
+typedef struct PEPShared
+{
+	/* Fixed at setup. */
+	int			leader_pid;		/* the leader's process id, for the progress view */
+	int			ncolumns;		/* entries in the column array */
+	int			nleaves;		/* heap relations scanned; 0 for streamed sources */
+	Oid			relid;			/* the source relation for heap scans */
+	Oid			leaves[PEP_MAX_LEAVES];	/* relations whose heaps are scanned */
+	Size		scan_offsets[PEP_MAX_LEAVES];	/* their ParallelTableScanDesc in the scan area */
+	int			batch_rows;		/* rows per batch handed to Java */
+	char		staging[MAXPGPATH];	/* staging directory the parts go to */
+	uint64		staging_dev;	/* its st_dev, as the leader created it */
+	uint64		staging_ino;	/* and its st_ino: workers write only there */
+	char		target[MAXPGPATH];	/* directory the export publishes to */
+	char		source[1024];	/* the source as messages name it */
+	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
+	char		jvm_options[2048];	/* JVM options, the AppCDS archive's included */
+	char		writer_options[8192];	/* key=value lines for BatchSink */
+	int64		file_size_bytes;	/* a worker starts a new part past this; 0: never */
+	PEPTypeChoices types;		/* the caller's type mappings */
+
+	ConditionVariable cv;		/* signalled when the fields below change */
+
+	slock_t		mutex;			/* protects following fields */
+	int			nlaunched;		/* workers launched, -1 until known */
+	int			nready;			/* workers whose JVM is up */
+	int			nfinished;		/* workers done with their input */
+	bool		input_done;		/* leader sent all tuples of a streamed source */
+	uint64		rows_total;		/* rows written by all workers */
+	PEPWorkerSlot workers[FLEXIBLE_ARRAY_MEMBER];	/* one per worker */
+} PEPShared;
+
+#endif							/* PEP_SHARED_H */

@@ -1,0 +1,233 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_values.c
+ *	  Encode one leaf value in the binary form Java reads.
+ *
+ * Values cross into Java in binary form wherever a binary mapping exists,
+ * so the hot path calls no output function for numbers, dates, times and
+ * text.  Dates and timestamps move from PostgreSQL's 2000-01-01 epoch to
+ * Parquet's 1970-01-01 here; infinite values and the few timestamps that
+ * overflow the move are refused with an error naming the column, never
+ * written as a wrong number.  Text is converted to UTF-8 when the database
+ * encoding is not UTF-8 (and checked to be UTF-8 when it is SQL_ASCII).
+ * pep_batch.c places flat columns' values with these, pep_nested.c the
+ * elements and fields of arrays and composites.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_values.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "datatype/timestamp.h"
+#include "mb/pg_wchar.h"
+#include "utils/date.h"
+#include "utils/fmgrprotos.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "pep_numeric.h"
+#include "pep_values.h"
+
+/* Days and microseconds between the PostgreSQL and Unix epochs. */
+#define PEP_EPOCH_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
+#define PEP_EPOCH_USECS		((int64) PEP_EPOCH_DAYS * USECS_PER_DAY)
+
+static void
+pep_refuse_infinite(const char *column, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("cannot export %s in column \"%s\"", what, column),
+			 errdetail("Parquet dates, timestamps and intervals have no infinite values."),
+			 errhint("Filter the rows out or replace the value in a query source.")));
+}
+
+/*
+ * Write one fixed width value of node's kind at dst (pep_kind_width bytes).
+ * column names the exported column in errors.
+ */
+void
+pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
+{
+	switch (node->kind)
+	{
+		case PEP_KIND_BOOL:
+			*dst = DatumGetBool(value) ? 1 : 0;
+			break;
+		case PEP_KIND_INT16:
+			{
+				int16		v = DatumGetInt16(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_INT32:
+			{
+				int32		v = DatumGetInt32(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_UINT32:
+			{
+				uint32		v = DatumGetObjectId(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_INT64:
+		case PEP_KIND_TIME:
+			{
+				int64		v = DatumGetInt64(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_TIMETZ:
+			{
+				TimeTzADT  *t = DatumGetTimeTzADTP(value);
+				/* zone is seconds west of UTC: local time + zone = UTC */
+				int64		v = t->time + (int64) t->zone * USECS_PER_SEC;
+
+				/* into the day; 24:00 stays 24:00 only where it was 24:00 UTC already */
+				if (v < 0)
+					v += USECS_PER_DAY;
+				else if (v > USECS_PER_DAY ||
+						 (v == USECS_PER_DAY && t->time != USECS_PER_DAY))
+					v -= USECS_PER_DAY;
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_FLOAT32:
+			{
+				float4		v = DatumGetFloat4(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_FLOAT64:
+			{
+				/* numeric only arrives here when the caller chose DOUBLE for it */
+				float8		v = node->basetypid == NUMERICOID ?
+					DatumGetFloat8(DirectFunctionCall1(numeric_float8, value)) :
+					DatumGetFloat8(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_DATE:
+			{
+				DateADT		d = DatumGetDateADT(value);
+				int32		v;
+
+				if (DATE_NOT_FINITE(d))
+					pep_refuse_infinite(column, "an infinite date");
+				v = d + PEP_EPOCH_DAYS;
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_TIMESTAMP:
+		case PEP_KIND_TIMESTAMPTZ:
+			{
+				int64		ts = DatumGetInt64(value);
+				int64		v;
+
+				if (TIMESTAMP_NOT_FINITE(ts))
+					pep_refuse_infinite(column, "an infinite timestamp");
+				if (pg_add_s64_overflow(ts, PEP_EPOCH_USECS, &v))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							 errmsg("timestamp out of range for Parquet in column \"%s\"", column)));
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_KIND_INTERVAL:
+			{
+				Interval   *iv = DatumGetIntervalP(value);
+
+#ifdef INTERVAL_NOT_FINITE
+				if (INTERVAL_NOT_FINITE(iv))
+					pep_refuse_infinite(column, "an infinite interval");
+#endif
+				memcpy(dst, &iv->month, sizeof(int32));
+				memcpy(dst + 4, &iv->day, sizeof(int32));
+				memcpy(dst + 8, &iv->time, sizeof(int64));
+				break;
+			}
+		case PEP_KIND_UUID:
+			memcpy(dst, DatumGetUUIDP(value)->data, UUID_LEN);
+			break;
+		case PEP_KIND_DECIMAL64:
+			{
+				int64		v = pep_numeric_unscaled(value, node->precision, node->scale, column);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		default:
+			elog(ERROR, "unsupported fixed kind: %d", node->kind);
+	}
+}
+
+/*
+ * Find the bytes of a variable width leaf value.  Text-like values are
+ * converted to UTF-8; in a SQL_ASCII database, where nothing checked them,
+ * they must already be valid UTF-8.  The result may point into the datum or
+ * into palloc'd memory of the current context.
+ */
+const char *
+pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
+{
+	const char *ptr;
+	int			dbenc;
+
+	switch (node->form)
+	{
+		case PEP_FORM_VARLENA:
+			{
+				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+
+				ptr = VARDATA_ANY(v);
+				*len = VARSIZE_ANY_EXHDR(v);
+				break;
+			}
+		case PEP_FORM_NAME:
+			ptr = NameStr(*DatumGetName(value));
+			*len = strlen(ptr);
+			break;
+		case PEP_FORM_OUTPUT:
+			ptr = OutputFunctionCall((FmgrInfo *) &node->outfn, value);
+			*len = strlen(ptr);
+			break;
+		default:
+			elog(ERROR, "unsupported source form: %d", node->form);
+	}
+
+	dbenc = GetDatabaseEncoding();
+	if (node->kind == PEP_KIND_BYTES || dbenc == PG_UTF8 || *len == 0)
+		return ptr;
+	if (dbenc == PG_SQL_ASCII)
+	{
+		if (!pg_verify_mbstr(PG_UTF8, ptr, (int) *len, true))
+			ereport(ERROR,
+					(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+					 errmsg("invalid UTF-8 in column \"%s\"", column),
+					 errdetail("The database encoding is SQL_ASCII, which does not check text; Parquet strings must be UTF-8."),
+					 errhint("Export a query that converts the column, for example with convert_from(convert_to(col, 'SQL_ASCII'), 'LATIN1'), or exports it as bytea.")));
+		return ptr;
+	}
+	{
+		char	   *utf8 = pg_server_to_any(ptr, (int) *len, PG_UTF8);
+
+		if (utf8 != ptr)
+		{
+			ptr = utf8;
+			*len = strlen(utf8);
+		}
+	}
+	return ptr;
+}
