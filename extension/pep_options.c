@@ -120,10 +120,11 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
 	/*
 	 * A database still on version 1.0's SQL definitions passes the arguments
-	 * 1.0 had, and gets the defaults of those added since; one whose
-	 * definitions match no version of this library is told to update.
+	 * 1.0 had, and gets the defaults of those added since (each is read only
+	 * when passed); one whose definitions match no version of this library
+	 * is told to update.
 	 */
-	if (PG_NARGS() != PEP_NARGS && PG_NARGS() != PEP_NARGS_1_0)
+	if (PG_NARGS() < PEP_NARGS_1_0 || PG_NARGS() > PEP_NARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the SQL definition of parallel_export_parquet does not match its library"),
