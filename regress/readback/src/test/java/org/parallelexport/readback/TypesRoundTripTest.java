@@ -588,6 +588,41 @@ class TypesRoundTripTest {
     Env.discard(spark);
   }
 
+  /** The profile reaches these types inside composites and through domains too. */
+  @Test
+  void theSparkProfileReachesCompositeFieldsAndDomains() throws Exception {
+    Path dir = Env.exportDir("types-spark-nested");
+    try (Connection pg = connect(urls.get("utf8"));
+        Statement st = pg.createStatement()) {
+      st.execute("CREATE TYPE " + S + ".spark_inner AS (u uuid, t time[], tz timetz)");
+      st.execute("CREATE DOMAIN " + S + ".spark_uuid AS uuid");
+      String row =
+          "SELECT 1 AS id, ROW('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{24:00:00,NULL}',"
+              + " '23:59:59.999999-15:59')::"
+              + S
+              + ".spark_inner AS c, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::"
+              + S
+              + ".spark_uuid AS d";
+      assertEquals(1, Env.export(pg, row, dir, 1, "compatibility => 'spark'"));
+      Map<String, String> types = Env.readerTypes(duck, dir);
+      assertEquals("STRUCT(u VARCHAR, t VARCHAR[], tz VARCHAR)", types.get("c"));
+      assertEquals("VARCHAR", types.get("d"));
+      try (Statement ds = duck.createStatement();
+          ResultSet rs =
+              ds.executeQuery(
+                  "SELECT c.u, CAST(c.t AS VARCHAR), c.tz, d FROM read_parquet("
+                      + Env.glob(dir)
+                      + ")")) {
+        rs.next();
+        assertEquals("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", rs.getString(1));
+        assertEquals("['24:00:00', NULL]", rs.getString(2));
+        assertEquals("23:59:59.999999-15:59", rs.getString(3));
+        assertEquals("ffffffff-ffff-ffff-ffff-ffffffffffff", rs.getString(4));
+      }
+    }
+    Env.discard(dir);
+  }
+
   /** The reader profile every part of an export names in its footer; fails if they disagree. */
   private String compatibilityOf(Path dir) throws SQLException {
     List<String> values = new ArrayList<>();
