@@ -104,13 +104,16 @@ pep_export_regclass(PG_FUNCTION_ARGS)
 	return pep_export_source(fcinfo, pep_source_from_relid(PG_GETARG_OID(0), &opts.types), &opts);
 }
 
-/* The summary of this session's last finished export, or no row. */
+/*
+ * The summary of this session's last finished export, or no row.  Version
+ * 1.0's SQL definition has no compatibility column.
+ */
 Datum
 pep_last_export(PG_FUNCTION_ARGS)
 {
 	TupleDesc	desc;
-	Datum		values[7];
-	bool		nulls[7] = {0};
+	Datum		values[8];
+	bool		nulls[8] = {0};
 
 	if (!pep_have_last)
 		PG_RETURN_NULL();
@@ -125,5 +128,7 @@ pep_last_export(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum((int64) pep_last.bytes);
 	values[5] = Int32GetDatum(pep_last.workers);
 	values[6] = Float8GetDatum(pep_last.seconds);
+	if (desc->natts > 7)
+		values[7] = CStringGetTextDatum(pep_last.compatibility);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

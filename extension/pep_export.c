@@ -508,6 +508,7 @@ pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz sta
 	}
 	TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
 	summary->seconds = secs + usecs / 1000000.0;
+	summary->compatibility = pep_compatibility_name(src->types.compatibility);
 
 	if (pep_log_exports)
 		ereport(LOG,

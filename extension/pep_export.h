@@ -24,6 +24,7 @@ typedef struct PEPSummary
 	int			parts;			/* part files */
 	int			workers;		/* workers that ran */
 	double		seconds;		/* wall time of the call */
+	const char *compatibility;	/* the reader profile the parts were written for */
 } PEPSummary;
 
 /* The installed jar and the JVM options a worker starts its JVM with. */

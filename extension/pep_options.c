@@ -30,6 +30,9 @@
 
 static const char *const pep_codecs[] = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
+/* compatibility's values, indexed by PEPCompatibility */
+static const char *const pep_compat_names[] = {"none", "spark"};
+
 static void
 pep_invalid(const char *option, const char *value, const char *hint)
 {
@@ -91,13 +94,37 @@ pep_parse_numeric_as(const char *text, PEPTypeChoices *types)
 		pep_invalid("unconstrained_numeric", quote_literal_cstr(text), hint);
 }
 
+/*
+ * compatibility: a reader profile, any case.  'none' keeps the faithful
+ * encodings; see pep_types.c for what each profile changes.
+ */
+static int
+pep_parse_compatibility(const char *text)
+{
+	char	   *value = asc_tolower(text, strlen(text));
+
+	for (int i = 0; i < lengthof(pep_compat_names); i++)
+		if (strcmp(value, pep_compat_names[i]) == 0)
+			return i;
+	pep_invalid("compatibility", quote_literal_cstr(text), "Valid values are none and spark.");
+	return PEP_COMPAT_NONE;		/* keep compiler quiet */
+}
+
+const char *
+pep_compatibility_name(int compatibility)
+{
+	Assert(compatibility >= 0 && compatibility < lengthof(pep_compat_names));
+	return pep_compat_names[compatibility];
+}
+
 void
 pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
 	/*
-	 * A database still at version 1.0 passes the arguments 1.0 had, and a
-	 * later argument missing from its call means its default; SQL definitions
-	 * that do not match any version of this library are refused.
+	 * A database still on version 1.0's SQL definitions passes the arguments
+	 * 1.0 had, and gets the defaults of those added since (each is read only
+	 * when passed); one whose definitions match no version of this library
+	 * is told to update.
 	 */
 	if (PG_NARGS() < PEP_NARGS_1_0 || PG_NARGS() > PEP_NARGS)
 		ereport(ERROR,
@@ -190,6 +217,11 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 					 errmsg("option \"%s\" is valid only for an object storage target", "s3_server"),
 					 errhint("Give the directory as s3://bucket/prefix, or leave out s3_server.")));
 	}
+
+	opts->types.compatibility = PEP_COMPAT_NONE;
+	if (PG_NARGS() > PEP_ARG_COMPATIBILITY && !PG_ARGISNULL(PEP_ARG_COMPATIBILITY))
+		opts->types.compatibility =
+			pep_parse_compatibility(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPATIBILITY)));
 }
 
 /*
@@ -226,6 +258,8 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 	}
 	appendStringInfo(&buf, "statistics=%s\n", opts->statistics ? "true" : "false");
 	appendStringInfo(&buf, "writer_version=%s\n", opts->parquet_version);
+	appendStringInfo(&buf, "compatibility=%s\n",
+					 pep_compatibility_name(opts->types.compatibility));
 
 	if (opts->bloom_filter_columns != NULL)
 	{

@@ -54,11 +54,14 @@ typedef struct PEPOptions
 #define PEP_ARG_OVERWRITE			13
 #define PEP_ARG_UNCONSTRAINED_NUMERIC 14
 #define PEP_ARG_S3_SERVER			15
-#define PEP_NARGS					16
-/* Arguments of the 1.0 definition; later ones are read when they are passed. */
+#define PEP_ARG_COMPATIBILITY		16
+#define PEP_NARGS					17
+
+/* Version 1.0's SQL definitions pass this many; later arguments take their defaults. */
 #define PEP_NARGS_1_0				15
 
 extern void pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts);
 extern char *pep_options_writer_text(const PEPOptions *opts, const PEPSource *src);
+extern const char *pep_compatibility_name(int compatibility);
 
 #endif							/* PEP_OPTIONS_H */

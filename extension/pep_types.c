@@ -24,6 +24,12 @@
  * row types and output functions locally anyway) and refuses to go on if
  * the hash differs, which only concurrent DDL on a row type could cause.
  *
+ * compatibility => 'spark' gives the types Apache Spark cannot read in
+ * their faithful encoding (uuid as FIXED_LEN_BYTE_ARRAY(16) UUID, time and
+ * timetz as TIME) the text of their output function instead, wherever they
+ * occur: as columns, array elements or composite fields.  The reader matrix
+ * (regress/matrix) shows which readers need it and proves the result.
+ *
  * IDENTIFICATION
  *	  extension/pep_types.c
  *
@@ -123,6 +129,15 @@ pep_numeric_fallback(PEPNode *node, const PEPTypeChoices *types)
 			node->form = PEP_FORM_OUTPUT;
 			break;
 	}
+}
+
+/* The types a reader profile turns into their text, as the file header says. */
+static bool
+pep_compat_as_text(Oid basetypid, const PEPTypeChoices *types)
+{
+	if (types->compatibility != PEP_COMPAT_SPARK)
+		return false;
+	return basetypid == UUIDOID || basetypid == TIMEOID || basetypid == TIMETZOID;
 }
 
 /*
@@ -327,6 +342,13 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 				node->form = PEP_FORM_OUTPUT;
 			}
 			break;
+	}
+
+	/* uuid, time and timetz are flat: nothing of their faithful kind remains */
+	if (pep_compat_as_text(basetypid, types))
+	{
+		node->kind = PEP_KIND_STRING;
+		node->form = PEP_FORM_OUTPUT;
 	}
 
 	if (node->form == PEP_FORM_OUTPUT)

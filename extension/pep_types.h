@@ -63,7 +63,8 @@ typedef enum PEPSourceForm
 
 /*
  * Mappings the caller chooses for types that have no exact Parquet
- * counterpart (the unconstrained_numeric option).  Every process that builds
+ * counterpart (the unconstrained_numeric option) or that a reader cannot
+ * read (the compatibility option).  Every process that builds
  * a type tree uses the same choices: the leader's, copied to PEPShared.
  */
 typedef enum PEPNumericAs
@@ -73,11 +74,22 @@ typedef enum PEPNumericAs
 	PEP_NUMERIC_DECIMAL			/* DECIMAL(precision, scale), or an error */
 } PEPNumericAs;
 
+/*
+ * The compatibility option: a reader profile that gives every type the
+ * reader cannot read in its faithful encoding one it can (pep_types.c).
+ */
+typedef enum PEPCompatibility
+{
+	PEP_COMPAT_NONE,			/* faithful encodings (the default) */
+	PEP_COMPAT_SPARK			/* uuid, time and timetz as their text */
+} PEPCompatibility;
+
 typedef struct PEPTypeChoices
 {
 	int			numeric_as;		/* PEPNumericAs, for numeric without a usable typmod */
 	int			numeric_precision;	/* PEP_NUMERIC_DECIMAL's precision */
 	int			numeric_scale;	/* and scale */
+	int			compatibility;	/* PEPCompatibility */
 } PEPTypeChoices;
 
 /* One exported column, as the leader resolved it. */

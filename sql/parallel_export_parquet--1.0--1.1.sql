@@ -82,9 +82,14 @@ CREATE FOREIGN DATA WRAPPER parallel_export_parquet_s3
 COMMENT ON FOREIGN DATA WRAPPER parallel_export_parquet_s3 IS
 'object stores exports may write to: a server gives the endpoint, a user mapping the keys';
 
--- 4. The s3_server argument (position 15): the foreign server of an s3://
--- target.  Only its name is in the call, so pg_stat_activity and the log
--- show no key.
+-- 4. The export functions take more arguments after unconstrained_numeric:
+-- s3_server (position 15), the foreign server of an s3:// target (only its
+-- name is in the call, so pg_stat_activity and the log show no key), and
+-- compatibility (position 16: 'none', the faithful encodings, or a reader
+-- profile such as 'spark' that writes every type the reader cannot read as
+-- one it can).  The library still accepts 1.0's fifteen arguments.  A
+-- function's argument list cannot change in place, so each is dropped and
+-- created again with the comment and privileges it had.
 DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text);
@@ -108,7 +113,8 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     bloom_filter_columns pg_catalog.text[] DEFAULT NULL,
     overwrite pg_catalog.bool DEFAULT false,
     unconstrained_numeric pg_catalog.text DEFAULT 'text',
-    s3_server pg_catalog.text DEFAULT NULL)
+    s3_server pg_catalog.text DEFAULT NULL,
+    compatibility pg_catalog.text DEFAULT 'none')
 RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'pep_export_text'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -129,7 +135,8 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     bloom_filter_columns pg_catalog.text[] DEFAULT NULL,
     overwrite pg_catalog.bool DEFAULT false,
     unconstrained_numeric pg_catalog.text DEFAULT 'text',
-    s3_server pg_catalog.text DEFAULT NULL)
+    s3_server pg_catalog.text DEFAULT NULL,
+    compatibility pg_catalog.text DEFAULT 'none')
 RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'pep_export_regclass'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -137,23 +144,23 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text) IS
+    pg_catalog.text, pg_catalog.text) IS
 'export a table, view or query into a server directory or an s3:// prefix of Parquet part files, written by parallel workers; returns the rows exported';
 COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text) IS
+    pg_catalog.text, pg_catalog.text) IS
 'export a relation into a server directory or an s3:// prefix of Parquet part files, written by parallel workers; returns the rows exported';
 
 -- Writes server files: nobody may call it unless granted.
 REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text) FROM PUBLIC;
+    pg_catalog.text, pg_catalog.text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text) FROM PUBLIC;
+    pg_catalog.text, pg_catalog.text) FROM PUBLIC;
 
 -- 5. Undo what a dead object-store export left (DESIGN.md, "The ledger
 -- file"): its caller was killed or the server crashed, so its record in
@@ -177,3 +184,24 @@ COMMENT ON FUNCTION @extschema@.parallel_export_parquet_sweep(pg_catalog.text, p
 
 -- Changes object storage as an export does: nobody may call it unless granted.
 REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet_sweep(pg_catalog.text, pg_catalog.text) FROM PUBLIC;
+
+-- 6. The summary of the last export says which reader profile it was
+-- written for (compatibility).  A function's result columns cannot change
+-- in place either.
+DROP FUNCTION @extschema@.parallel_export_parquet_last();
+
+CREATE FUNCTION @extschema@.parallel_export_parquet_last(
+    OUT source pg_catalog.text,
+    OUT directory pg_catalog.text,
+    OUT rows pg_catalog.int8,
+    OUT parts pg_catalog.int4,
+    OUT bytes pg_catalog.int8,
+    OUT workers pg_catalog.int4,
+    OUT seconds pg_catalog.float8,
+    OUT compatibility pg_catalog.text)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'pep_last_export'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet_last() IS
+'summary of the last export this session finished, or NULL';

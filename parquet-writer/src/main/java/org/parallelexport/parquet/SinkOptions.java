@@ -29,6 +29,9 @@ final class SinkOptions {
   // Positions of the columns written without a dictionary though dictionary is true.
   int[] dictionaryOffColumns = new int[0];
   int faultAfterBatches;
+  // The reader profile the C side resolved the columns for (the SQL option compatibility); the
+  // footer records it, as FileMetadata says.
+  String compatibility = "none";
 
   static SinkOptions parse(String text) {
     SinkOptions options = new SinkOptions();
@@ -74,6 +77,9 @@ final class SinkOptions {
       case "dictionary_off_columns":
         dictionaryOffColumns = columnList(key, value);
         break;
+      case "compatibility":
+        compatibility = compatibility(value);
+        break;
       case "fault_after_batches":
         faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
         break;
@@ -99,6 +105,17 @@ final class SinkOptions {
             "invalid value for option compression: \""
                 + value
                 + "\" (expected uncompressed, snappy, gzip, zstd or lz4_raw)");
+    }
+  }
+
+  private static String compatibility(String value) {
+    switch (value) {
+      case "none":
+      case "spark":
+        return value;
+      default:
+        throw new IllegalArgumentException(
+            "invalid value for option compatibility: \"" + value + "\" (expected none or spark)");
     }
   }
 

@@ -245,6 +245,22 @@ class BatchSinkTest {
   }
 
   @ParameterizedTest
+  @ValueSource(strings = {"", "compatibility=none", "compatibility=spark"})
+  void footerNamesTheReaderProfile(String options) throws Exception {
+    TestBatch batch = new TestBatch(2, new int[] {3}, 0);
+    batch.setLong(0, 0, 1);
+    BatchSink sink = create(batch, 3, 0, 0, options);
+    Path file = dir.resolve("p.parquet");
+    sink.openPart(file.toString());
+    sink.writeBatch(1);
+    sink.closePart();
+    Map<String, String> kv = ReadBack.footer(file).getFileMetaData().getKeyValueMetaData();
+    assertEquals(
+        options.isEmpty() ? "none" : options.substring("compatibility=".length()),
+        kv.get("parallel_export_parquet.compatibility"));
+  }
+
+  @ParameterizedTest
   @ValueSource(
       strings = {
         "compression=uncompressed",
@@ -519,6 +535,11 @@ class BatchSinkTest {
     assertThrows(IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "row_group_rows=0"));
     assertThrows(IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "dictionary=yes"));
     assertThrows(IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "writer_version=3"));
+    assertEquals(
+        "invalid value for option compatibility: \"Spark\" (expected none or spark)",
+        assertThrows(
+                IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "compatibility=Spark"))
+            .getMessage());
     assertThrows(IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "page_size"));
     assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 39, 0, ""));
     assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 20, 21, ""));

@@ -23,10 +23,11 @@ import org.parallelexport.readback.TypeCases;
 
 /**
  * A reader's value in the canonical text PostgreSQL's side of the read-back test uses (see {@link
- * TypeCases#expected}): an array as a List of element texts, a date as days since 1970-01-01, a
- * time or timestamp as microseconds, a float as its bits. The conversion is faithful to the Java or
- * JavaScript type the reader chose (a Date holds milliseconds, a Double is binary, an int is
- * signed), so a reader's representation that cannot hold the value shows as a difference.
+ * TypeCases#expected}): an array as a List of element texts (a List of such Lists per further
+ * dimension), a date as days since 1970-01-01, a time or timestamp as microseconds, a float as its
+ * bits. The conversion is faithful to the Java or JavaScript type the reader chose (a Date holds
+ * milliseconds, a Double is binary, an int is signed), so a reader's representation that cannot
+ * hold the value shows as a difference.
  */
 final class Canon {
   static final String NUL = "~null~";
@@ -44,11 +45,26 @@ final class Canon {
     if (!col.array()) {
       return leaf(col, v);
     }
-    List<String> out = new ArrayList<>();
+    return elements(col, v);
+  }
+
+  /**
+   * An array's elements, a List per dimension: a multi-dimensional array's sub-arrays are the lists
+   * a reader returns for them.
+   */
+  private static List<Object> elements(TypeCases.Column col, Object v) throws SQLException {
+    List<Object> out = new ArrayList<>();
     for (Object e : list(v)) {
-      out.add(e == null ? null : leaf(col, e));
+      out.add(e == null ? null : isList(e) ? elements(col, e) : leaf(col, e));
     }
     return out;
+  }
+
+  private static boolean isList(Object v) {
+    return v instanceof List<?>
+        || v instanceof Object[]
+        || v instanceof java.sql.Array
+        || v instanceof scala.collection.Seq<?>;
   }
 
   private static String leaf(TypeCases.Column col, Object v) throws SQLException {

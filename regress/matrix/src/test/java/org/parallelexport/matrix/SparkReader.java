@@ -2,6 +2,7 @@ package org.parallelexport.matrix;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,7 @@ import org.apache.spark.sql.types.StructType;
  */
 final class SparkReader implements Reader {
   private final SparkSession spark;
-  private String wholeFile;
+  private final Map<Path, String> wholeFile = new HashMap<>();
 
   SparkReader() {
     spark =
@@ -51,17 +52,17 @@ final class SparkReader implements Reader {
   }
 
   /** What spark.read.parquet(file) without a schema did: null if it read the file. */
-  String wholeFile() {
-    return wholeFile;
+  String wholeFile(Path file) {
+    return wholeFile.get(file);
   }
 
   @Override
   public Map<String, Read> read(Path file, List<String> columns) throws Exception {
     try {
-      spark.read().parquet(file.toString()).schema();
-      wholeFile = null;
+      spark.read().parquet(file.toString()).collectAsList();
+      wholeFile.put(file, null);
     } catch (Exception e) {
-      wholeFile = Read.failed(e).error();
+      wholeFile.put(file, Read.failed(e).error());
     }
     Configuration conf = spark.sessionState().newHadoopConf();
     MessageType schema;

@@ -55,6 +55,26 @@ public final class TypeCases {
     return Env.export(pg, TABLE, dir, 1);
   }
 
+  /** Exports source (a relation or a query) into dir with one worker and the named options. */
+  public static long export(Connection pg, String source, Path dir, String options)
+      throws SQLException {
+    return Env.export(pg, source, dir, 1, options);
+  }
+
+  /** Whether compatibility => 'spark' writes col as the text of its type's output function. */
+  public static boolean sparkAsText(Column col) {
+    return TypesRoundTripTest.SPARK_AS_TEXT.contains(col.kind());
+  }
+
+  /**
+   * PostgreSQL's cells of a column as the text of its type's output function (what a reader profile
+   * writes for a type it turns into text), in the form of {@link #expected}.
+   */
+  public static Map<Integer, ?> expectedText(Connection pg, Column col) throws SQLException {
+    TypesRoundTripTest.Case c = TypesRoundTripTest.asText(caseOf(col));
+    return col.array() ? TypesRoundTripTest.pgArray(pg, c) : TypesRoundTripTest.pgScalar(pg, c);
+  }
+
   /**
    * PostgreSQL's canonical cells of a column by id: a String, or for an array column a List of
    * Strings (null elements kept); null for NULL.

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.apache.parquet.Version;
@@ -69,12 +70,23 @@ class TypesRoundTripTest {
       boolean array,
       List<String> values) {}
 
-  private static final String PG_GENERIC = "format('%%s', %1$s)";
-  private static final String DUCK_GENERIC = "CAST(%1$s AS VARCHAR)";
+  static final String PG_GENERIC = "format('%%s', %1$s)";
+  static final String DUCK_GENERIC = "CAST(%1$s AS VARCHAR)";
   private static final String PG_MICROS = "(extract(epoch FROM %1$s) * 1000000)::bigint::text";
   private static final String DUCK_MICROS = "CAST(epoch_us(%1$s) AS VARCHAR)";
 
   static final List<Case> CASES = new ArrayList<>();
+
+  /**
+   * The cases compatibility => 'spark' writes as the text of their output function (README,
+   * "compatibility"); every other case keeps its faithful encoding.
+   */
+  static final Set<String> SPARK_AS_TEXT = Set.of("uuid", "time", "timetz");
+
+  /** c compared as PostgreSQL's text output of each value, as a profile writes it. */
+  static Case asText(Case c) {
+    return new Case(c.name, c.pgType, PG_GENERIC, DUCK_GENERIC, s -> s, true, c.values);
+  }
 
   private static void add(String name, String type, String... values) {
     CASES.add(new Case(name, type, PG_GENERIC, DUCK_GENERIC, s -> s, true, List.of(values)));
@@ -519,19 +531,113 @@ class TypesRoundTripTest {
       }
       long rows = Env.export(pg, S + ".t", dir, 2);
       Env.assertLayout(duck, dir, 1, 2, rows);
-      List<Executable> checks = new ArrayList<>();
-      for (Case c : CASES) {
-        Map<Integer, String> pv = pgScalar(pg, c);
-        Map<Integer, String> dv = duckScalar(dir, c);
-        checks.add(() -> assertEquals(pv, dv, db + ": v_" + c.name));
-        Map<Integer, List<String>> pa = pgArray(pg, c);
-        Map<Integer, List<String>> da = duckArray(dir, c);
-        checks.add(() -> assertEquals(pa, da, db + ": a_" + c.name));
-      }
-      org.junit.jupiter.api.Assertions.assertAll(checks);
+      org.junit.jupiter.api.Assertions.assertAll(valueChecks(pg, dir, db, CASES));
       checkWithParquetJava(dir, pg);
     }
     Env.discard(dir);
+  }
+
+  /** PostgreSQL and DuckDB over dir, value by value, for every column of the cases. */
+  private List<Executable> valueChecks(Connection pg, Path dir, String label, List<Case> cases)
+      throws SQLException {
+    List<Executable> checks = new ArrayList<>();
+    for (Case c : cases) {
+      Map<Integer, String> pv = pgScalar(pg, c);
+      Map<Integer, String> dv = duckScalar(dir, c);
+      checks.add(() -> assertEquals(pv, dv, label + ": v_" + c.name));
+      Map<Integer, List<String>> pa = pgArray(pg, c);
+      Map<Integer, List<String>> da = duckArray(dir, c);
+      checks.add(() -> assertEquals(pa, da, label + ": a_" + c.name));
+    }
+    return checks;
+  }
+
+  /**
+   * compatibility => 'spark': uuid, time and timetz (and their arrays) are STRING columns holding
+   * PostgreSQL's text of every value, every other column is exactly what the faithful export
+   * writes, value by value, and each part's footer names the profile.
+   */
+  @Test
+  void everyTypeAndItsArrayWithTheSparkProfile() throws Exception {
+    Path faithful = Env.exportDir("types-none");
+    Path spark = Env.exportDir("types-spark");
+    try (Connection pg = connect(urls.get("utf8"))) {
+      long rows = Env.export(pg, S + ".t", faithful, 1);
+      assertEquals(rows, Env.export(pg, S + ".t", spark, 2, "compatibility => 'spark'"));
+      Env.assertLayout(duck, spark, 1, 2, rows);
+      List<Case> cases = new ArrayList<>();
+      for (Case c : CASES) {
+        cases.add(SPARK_AS_TEXT.contains(c.name) ? asText(c) : c);
+      }
+      List<Executable> checks = valueChecks(pg, spark, "spark", cases);
+      Map<String, String> want = Env.readerTypes(duck, faithful);
+      assertTrue(
+          SPARK_AS_TEXT.stream().allMatch(n -> !want.get("v_" + n).equals("VARCHAR")),
+          "premise: the faithful export writes these types as something other than text: " + want);
+      for (String n : SPARK_AS_TEXT) {
+        want.put("v_" + n, "VARCHAR");
+        want.put("a_" + n, "VARCHAR[]");
+      }
+      Map<String, String> got = Env.readerTypes(duck, spark);
+      checks.add(() -> assertEquals(want, got, "spark: the column types"));
+      checks.add(() -> assertEquals("none", compatibilityOf(faithful)));
+      checks.add(() -> assertEquals("spark", compatibilityOf(spark)));
+      org.junit.jupiter.api.Assertions.assertAll(checks);
+    }
+    Env.discard(faithful);
+    Env.discard(spark);
+  }
+
+  /** The profile reaches these types inside composites and through domains too. */
+  @Test
+  void theSparkProfileReachesCompositeFieldsAndDomains() throws Exception {
+    Path dir = Env.exportDir("types-spark-nested");
+    try (Connection pg = connect(urls.get("utf8"));
+        Statement st = pg.createStatement()) {
+      st.execute("CREATE TYPE " + S + ".spark_inner AS (u uuid, t time[], tz timetz)");
+      st.execute("CREATE DOMAIN " + S + ".spark_uuid AS uuid");
+      String row =
+          "SELECT 1 AS id, ROW('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{24:00:00,NULL}',"
+              + " '23:59:59.999999-15:59')::"
+              + S
+              + ".spark_inner AS c, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::"
+              + S
+              + ".spark_uuid AS d";
+      assertEquals(1, Env.export(pg, row, dir, 1, "compatibility => 'spark'"));
+      Map<String, String> types = Env.readerTypes(duck, dir);
+      assertEquals("STRUCT(u VARCHAR, t VARCHAR[], tz VARCHAR)", types.get("c"));
+      assertEquals("VARCHAR", types.get("d"));
+      try (Statement ds = duck.createStatement();
+          ResultSet rs =
+              ds.executeQuery(
+                  "SELECT c.u, CAST(c.t AS VARCHAR), c.tz, d FROM read_parquet("
+                      + Env.glob(dir)
+                      + ")")) {
+        rs.next();
+        assertEquals("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", rs.getString(1));
+        assertEquals("['24:00:00', NULL]", rs.getString(2));
+        assertEquals("23:59:59.999999-15:59", rs.getString(3));
+        assertEquals("ffffffff-ffff-ffff-ffff-ffffffffffff", rs.getString(4));
+      }
+    }
+    Env.discard(dir);
+  }
+
+  /** The reader profile every part of an export names in its footer; fails if they disagree. */
+  private String compatibilityOf(Path dir) throws SQLException {
+    List<String> values = new ArrayList<>();
+    try (Statement st = duck.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT DISTINCT decode(value) FROM parquet_kv_metadata("
+                    + Env.glob(dir)
+                    + ") WHERE decode(key) = 'parallel_export_parquet.compatibility'")) {
+      while (rs.next()) {
+        values.add(rs.getString(1));
+      }
+    }
+    assertEquals(1, values.size(), dir + ": " + values);
+    return values.get(0);
   }
 
   private static String pgCell(Case c, String x) {
