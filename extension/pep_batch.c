@@ -29,6 +29,9 @@
 
 #define PEP_ALIGN(x)		TYPEALIGN(8, (x))
 
+StaticAssertDecl(PEP_VAR_SLOT_WIDTH == 2 * sizeof(int32),
+				 "a var kind's value is an int32 offset and an int32 length");
+
 PEPBatch *
 pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 				 const PEPTypeChoices *types)
@@ -137,7 +140,7 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 			memcpy(batch->buf + at, bytes, len);
 			pair[0] = (int32) at;
 			pair[1] = (int32) len;
-			memcpy(batch->buf + batch->value_offsets[c] + (Size) r * 8, pair, sizeof(pair));
+			memcpy(batch->buf + batch->value_offsets[c] + (Size) r * PEP_VAR_SLOT_WIDTH, pair, sizeof(pair));
 			batch->var_used += len;
 		}
 		else

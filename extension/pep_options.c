@@ -23,6 +23,7 @@
 #include "utils/builtins.h"
 #include "utils/formatting.h"
 
+#include "pep_contract.h"
 #include "pep_extension.h"
 #include "pep_options.h"
 #include "pep_s3target.h"
@@ -111,6 +112,7 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	opts->workers = (int) pep_int_option(fcinfo, PEP_ARG_WORKERS, "workers", true,
 										 0, 1, MAX_PARALLEL_WORKER_LIMIT);
 
+	/* OptionDefaults.COMPRESSION: Java strings cannot be @Native */
 	opts->compression = "snappy";
 	if (!PG_ARGISNULL(PEP_ARG_COMPRESSION))
 	{
@@ -145,19 +147,20 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	}
 
 	opts->row_group_rows = pep_int_option(fcinfo, PEP_ARG_ROW_GROUP_ROWS, "row_group_rows", false,
-										  122880, 1, PG_INT32_MAX);
+										  PEP_DEFAULT(ROW_GROUP_ROWS), 1, PG_INT32_MAX);
 	opts->row_group_bytes = pep_int_option(fcinfo, PEP_ARG_ROW_GROUP_BYTES, "row_group_bytes", false,
-										   64 * 1024 * 1024, 64 * 1024, PG_INT32_MAX);
+										   PEP_DEFAULT(ROW_GROUP_BYTES), 64 * 1024, PG_INT32_MAX);
 	opts->file_size_bytes = pep_int_option(fcinfo, PEP_ARG_FILE_SIZE_BYTES, "file_size_bytes", false,
 										   0, 1, PG_INT64_MAX);
 	opts->page_size = pep_int_option(fcinfo, PEP_ARG_PAGE_SIZE, "page_size", true,
-									 1024 * 1024, 1024, 256 * 1024 * 1024);
+									 PEP_DEFAULT(PAGE_SIZE), 1024, 256 * 1024 * 1024);
 	if (PG_ARGISNULL(PEP_ARG_DICTIONARY))
 		opts->dictionary = PEP_DICTIONARY_AUTO;
 	else
 		opts->dictionary = PG_GETARG_BOOL(PEP_ARG_DICTIONARY) ? PEP_DICTIONARY_ON : PEP_DICTIONARY_OFF;
-	opts->statistics = pep_bool_option(fcinfo, PEP_ARG_STATISTICS, true);
+	opts->statistics = pep_bool_option(fcinfo, PEP_ARG_STATISTICS, PEP_DEFAULT(STATISTICS) != 0);
 
+	/* OptionDefaults.WRITER_VERSION */
 	opts->parquet_version = "v1";
 	if (!PG_ARGISNULL(PEP_ARG_PARQUET_VERSION))
 	{

@@ -393,25 +393,35 @@ pep_kind_width(int kind)
 	switch (kind)
 	{
 		case PEP_KIND_BOOL:
-			return 1;
+			return PEP_KIND_WIDTH(BOOL);
 		case PEP_KIND_INT16:
-			return 2;
+			return PEP_KIND_WIDTH(INT16);
 		case PEP_KIND_INT32:
+			return PEP_KIND_WIDTH(INT32);
 		case PEP_KIND_UINT32:
+			return PEP_KIND_WIDTH(UINT32);
 		case PEP_KIND_FLOAT32:
+			return PEP_KIND_WIDTH(FLOAT32);
 		case PEP_KIND_DATE:
-			return 4;
+			return PEP_KIND_WIDTH(DATE);
 		case PEP_KIND_INT64:
+			return PEP_KIND_WIDTH(INT64);
 		case PEP_KIND_FLOAT64:
+			return PEP_KIND_WIDTH(FLOAT64);
 		case PEP_KIND_TIME:
+			return PEP_KIND_WIDTH(TIME);
 		case PEP_KIND_TIMETZ:
+			return PEP_KIND_WIDTH(TIMETZ);
 		case PEP_KIND_TIMESTAMP:
+			return PEP_KIND_WIDTH(TIMESTAMP);
 		case PEP_KIND_TIMESTAMPTZ:
+			return PEP_KIND_WIDTH(TIMESTAMPTZ);
 		case PEP_KIND_DECIMAL64:
-			return 8;
+			return PEP_KIND_WIDTH(DECIMAL64);
 		case PEP_KIND_UUID:
+			return PEP_KIND_WIDTH(UUID);
 		case PEP_KIND_INTERVAL:
-			return 16;
+			return PEP_KIND_WIDTH(INTERVAL);
 		case PEP_KIND_DECIMAL:
 		case PEP_KIND_STRING:
 		case PEP_KIND_JSON:
@@ -419,7 +429,7 @@ pep_kind_width(int kind)
 		case PEP_KIND_ENUM:
 		case PEP_KIND_LIST:
 		case PEP_KIND_STRUCT:
-			return 8;
+			return PEP_VAR_SLOT_WIDTH;
 	}
 	elog(ERROR, "unsupported kind: %d", kind);
 	return 0;					/* keep compiler quiet */

@@ -19,34 +19,36 @@
 #include "access/tupdesc.h"
 #include "fmgr.h"
 
+#include "pep_contract.h"
+
 /*
- * Value kinds crossing into Java.  The codes are part of the contract with
- * org.parallelexport.parquet.BatchSink and must not be renumbered.
+ * Value kinds crossing into Java.  The codes are ColumnKind's (see
+ * pep_contract.h); a kind Java does not define does not compile here.
  */
 typedef enum PEPKind
 {
-	PEP_KIND_BOOL = 0,
-	PEP_KIND_INT16 = 1,
-	PEP_KIND_INT32 = 2,
-	PEP_KIND_INT64 = 3,
-	PEP_KIND_FLOAT32 = 4,
-	PEP_KIND_FLOAT64 = 5,
-	PEP_KIND_DECIMAL = 6,
-	PEP_KIND_STRING = 7,
-	PEP_KIND_JSON = 8,
-	PEP_KIND_BYTES = 9,
-	PEP_KIND_DATE = 10,
-	PEP_KIND_TIME = 11,
-	PEP_KIND_TIMESTAMP = 12,
-	PEP_KIND_TIMESTAMPTZ = 13,
-	PEP_KIND_UUID = 14,
-	PEP_KIND_LIST = 15,			/* array: a LIST of one element node */
-	PEP_KIND_STRUCT = 16,		/* composite: a group of field nodes */
-	PEP_KIND_INTERVAL = 17,		/* int32 months, int32 days, int64 microseconds */
-	PEP_KIND_ENUM = 18,			/* the label's text */
-	PEP_KIND_TIMETZ = 19,		/* int64 microseconds of the day in UTC */
-	PEP_KIND_UINT32 = 20,		/* oid */
-	PEP_KIND_DECIMAL64 = 21		/* numeric as the int64 value * 10^scale, precision <= 18 */
+	PEP_KIND_BOOL = PEP_JAVA_KIND(BOOL),
+	PEP_KIND_INT16 = PEP_JAVA_KIND(INT16),
+	PEP_KIND_INT32 = PEP_JAVA_KIND(INT32),
+	PEP_KIND_INT64 = PEP_JAVA_KIND(INT64),
+	PEP_KIND_FLOAT32 = PEP_JAVA_KIND(FLOAT32),
+	PEP_KIND_FLOAT64 = PEP_JAVA_KIND(FLOAT64),
+	PEP_KIND_DECIMAL = PEP_JAVA_KIND(DECIMAL),
+	PEP_KIND_STRING = PEP_JAVA_KIND(STRING),
+	PEP_KIND_JSON = PEP_JAVA_KIND(JSON),
+	PEP_KIND_BYTES = PEP_JAVA_KIND(BYTES),
+	PEP_KIND_DATE = PEP_JAVA_KIND(DATE),
+	PEP_KIND_TIME = PEP_JAVA_KIND(TIME),
+	PEP_KIND_TIMESTAMP = PEP_JAVA_KIND(TIMESTAMP),
+	PEP_KIND_TIMESTAMPTZ = PEP_JAVA_KIND(TIMESTAMPTZ),
+	PEP_KIND_UUID = PEP_JAVA_KIND(UUID),
+	PEP_KIND_LIST = PEP_JAVA_KIND(LIST),		/* array: a LIST of one element node */
+	PEP_KIND_STRUCT = PEP_JAVA_KIND(STRUCT),	/* composite: a group of field nodes */
+	PEP_KIND_INTERVAL = PEP_JAVA_KIND(INTERVAL),	/* int32 months, int32 days, int64 microseconds */
+	PEP_KIND_ENUM = PEP_JAVA_KIND(ENUM),		/* the label's text */
+	PEP_KIND_TIMETZ = PEP_JAVA_KIND(TIMETZ),	/* int64 microseconds of the day in UTC */
+	PEP_KIND_UINT32 = PEP_JAVA_KIND(UINT32),	/* oid */
+	PEP_KIND_DECIMAL64 = PEP_JAVA_KIND(DECIMAL64)	/* numeric as the int64 value * 10^scale, precision <= 18 */
 } PEPKind;
 
 /* Where a column's bytes come from, decided once in the leader. */

@@ -36,6 +36,27 @@
 #define PEP_EPOCH_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
 #define PEP_EPOCH_USECS		((int64) PEP_EPOCH_DAYS * USECS_PER_DAY)
 
+/*
+ * The widths Java reads (ColumnKind) must be what pep_put_fixed writes: a
+ * width changed in Java alone fails here, not in a reader.
+ */
+StaticAssertDecl(PEP_KIND_WIDTH(BOOL) == 1, "BOOL is one byte");
+StaticAssertDecl(PEP_KIND_WIDTH(INT16) == sizeof(int16), "INT16 is an int16");
+StaticAssertDecl(PEP_KIND_WIDTH(INT32) == sizeof(int32), "INT32 is an int32");
+StaticAssertDecl(PEP_KIND_WIDTH(UINT32) == sizeof(uint32), "UINT32 is a uint32");
+StaticAssertDecl(PEP_KIND_WIDTH(INT64) == sizeof(int64), "INT64 is an int64");
+StaticAssertDecl(PEP_KIND_WIDTH(TIME) == sizeof(int64), "TIME is an int64");
+StaticAssertDecl(PEP_KIND_WIDTH(TIMETZ) == sizeof(int64), "TIMETZ is an int64");
+StaticAssertDecl(PEP_KIND_WIDTH(FLOAT32) == sizeof(float4), "FLOAT32 is a float4");
+StaticAssertDecl(PEP_KIND_WIDTH(FLOAT64) == sizeof(float8), "FLOAT64 is a float8");
+StaticAssertDecl(PEP_KIND_WIDTH(DATE) == sizeof(int32), "DATE is an int32");
+StaticAssertDecl(PEP_KIND_WIDTH(TIMESTAMP) == sizeof(int64), "TIMESTAMP is an int64");
+StaticAssertDecl(PEP_KIND_WIDTH(TIMESTAMPTZ) == sizeof(int64), "TIMESTAMPTZ is an int64");
+StaticAssertDecl(PEP_KIND_WIDTH(INTERVAL) == 2 * sizeof(int32) + sizeof(int64),
+				 "INTERVAL is int32 months, int32 days, int64 microseconds");
+StaticAssertDecl(PEP_KIND_WIDTH(UUID) == UUID_LEN, "UUID is its 16 bytes");
+StaticAssertDecl(PEP_KIND_WIDTH(DECIMAL64) == sizeof(int64), "DECIMAL64 is an int64");
+
 static void
 pep_refuse_infinite(const char *column, const char *what)
 {

@@ -19,10 +19,6 @@
 #include <jni.h>
 #include <signal.h>
 
-/* Pointers cross the boundary as jlong through this pair. */
-#define PEP_PTR_TO_JLONG(p)		((jlong) (uintptr_t) (p))
-#define PEP_JLONG_TO_PTR(j)		((void *) (uintptr_t) (j))
-
 /* What separates the options of the options string. */
 #define PEP_JVM_OPTION_SEPARATORS " \t\n"
 

@@ -6,6 +6,7 @@
 #   2. mvn verify; tools/build.sh        Java unit tests; make -Werror, install
 #   3. tools/cluster.sh start             a fresh throwaway cluster
 #   4. pg_prove regress/sql/*.sql         pgTAP suites
+#      make -C extension installcheck     pg_regress suite (suite "installcheck")
 #   5. mvn -pl regress/readback test      Parquet read back with DuckDB
 #      regress/matrix (suite "matrix")    the reader matrix: five readers
 #   6. every executable regress/t_*.sh    shell harnesses (TAP-ish output)
@@ -19,7 +20,7 @@
 # Environment: PEP_TMP, PEP_PORT, PG_CONFIG (see tools/cluster.sh);
 # PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_SKIP_DEPS=1 and
 # PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
-# "pgtap readback matrix harness") picks suites; PEP_MATRIX_UPDATE=1 makes the
+# "pgtap installcheck readback matrix harness") picks suites; PEP_MATRIX_UPDATE=1 makes the
 # matrix suite write its result into regress/matrix/expected.tsv and README.md.
 set -euo pipefail
 
@@ -27,7 +28,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 PEP_LOGS="${PEP_LOGS:-/tmp/pep-test-logs}"
-PEP_SUITES="${PEP_SUITES:-pgtap readback matrix harness}"
+PEP_SUITES="${PEP_SUITES:-pgtap installcheck readback matrix harness}"
 PG_CONFIG="${PG_CONFIG:-pg_config}"
 export PG_CONFIG
 rm -rf "$PEP_LOGS"
@@ -197,6 +198,33 @@ if suite_on pgtap; then
 	run "$PEP_LOGS/pgtap.log" timeout --kill-after=30 "${PEP_PGTAP_TIMEOUT:-900}" \
 		pg_prove --verbose --nocolor --set outdir="$(outdir pgtap)" regress/sql/*.sql || rc=$?
 	add_counts "$(tap_count <"$PEP_LOGS/pgtap.log")" "$rc"
+fi
+
+# --- 4b. make installcheck: the pg_regress suite, as a PGXS user runs it
+# pg_regress prints "test NAME ... ok" (PostgreSQL 15) or TAP (16 and later).
+regress_counts() {
+	awk '
+		/^test .* \.\.\. +ok/ || /^ok [0-9]+ / { p++ }
+		/^test .* \.\.\. +FAILED/ || /^not ok [0-9]+ / { f++ }
+		END { print p + 0, f + 0, 0 }'
+}
+if suite_on installcheck; then
+	say "installcheck: make -C extension installcheck"
+	pg_regress="$(dirname "$("$PG_CONFIG" --pgxs)")/../../src/test/regress/pg_regress"
+	if [[ ! -x "$pg_regress" ]]; then
+		echo "installcheck: no pg_regress in $("$PG_CONFIG" --pgxs), skipped"
+		add_counts "0 0 1" 0
+	else
+		rc=0
+		PEP_REGRESS_OUTDIR="$(outdir installcheck)"
+		export PEP_REGRESS_OUTDIR
+		run "$PEP_LOGS/installcheck.log" timeout --kill-after=30 "${PEP_INSTALLCHECK_TIMEOUT:-600}" \
+			make -C extension installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
+		if [[ -f extension/regression.diffs ]]; then
+			cp extension/regression.diffs "$PEP_LOGS/installcheck.diffs"
+		fi
+		add_counts "$(regress_counts <"$PEP_LOGS/installcheck.log")" "$rc"
+	fi
 fi
 
 # --- 5. read-back (Maven Surefire)

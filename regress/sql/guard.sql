@@ -4,10 +4,8 @@
 -- whose parent is missing, an unknown source, a statement that is not a
 -- query. A refused call creates nothing and leaves what was there as it was.
 --
--- Errors are checked by SQLSTATE class only, for now (pg_temp.fails_with in
--- regress/lib/helpers.psql). Codes to tighten to once the C side settles:
--- relative path 22023; non-empty directory 55000 (or 42P04-like); a regular
--- file 42809 or 55000; missing parent 58P01; unknown relation 42P01.
+-- Each refusal is checked for its exact SQLSTATE (pg_temp.fails_with in
+-- regress/lib/helpers.psql).
 \set topic guard
 BEGIN;
 SET LOCAL client_min_messages = warning;
@@ -33,28 +31,28 @@ SELECT is(pg_temp.listing(:'base'), ARRAY['afile', 'hidden', 'nonempty', 'withsu
 
 -- Relative paths
 SELECT pg_temp.fails_with($$SELECT parallel_export_parquet('guard_t', 'pep_relative_probe', 1)$$,
-                          ARRAY['22'], 'relative path is refused');
+                          ARRAY['22023'], 'relative path is refused');
 SELECT pg_temp.fails_with($$SELECT parallel_export_parquet('guard_t', './pep_relative_probe_dot', 1)$$,
-                          ARRAY['22'], 'relative path starting with ./ is refused');
+                          ARRAY['22023'], 'relative path starting with ./ is refused');
 SELECT pg_temp.fails_with($$SELECT parallel_export_parquet('guard_t'::regclass, 'pep_relative_probe_rc', 1)$$,
-                          ARRAY['22'], 'relative path is refused by the regclass overload');
+                          ARRAY['22023'], 'relative path is refused by the regclass overload');
 SELECT pg_temp.fails_with($$SELECT parallel_export_parquet('guard_t', '', 1)$$,
-                          ARRAY['22'], 'empty path is refused');
+                          ARRAY['22023'], 'empty path is refused');
 SELECT is(ARRAY(SELECT f FROM pg_ls_dir('.') AS f WHERE f LIKE 'pep_relative_probe%'), '{}'::text[],
           'refused relative paths created nothing in the data directory');
 
 -- Non-empty directories
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_t', :'base' || '/nonempty'),
-                          ARRAY['55', '42'], 'non-empty directory is refused');
+                          ARRAY['55000'], 'non-empty directory is refused');
 SELECT is(pg_temp.listing(:'base' || '/nonempty'), ARRAY['keep.txt'], 'non-empty directory: listing untouched');
 SELECT is(pg_read_file(:'base' || '/nonempty/keep.txt'), 'sentinel', 'non-empty directory: file content untouched');
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L::regclass, %L, 2)', 'guard_t', :'base' || '/nonempty'),
-                          ARRAY['55', '42'], 'non-empty directory is refused by the regclass overload');
+                          ARRAY['55000'], 'non-empty directory is refused by the regclass overload');
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_t', :'base' || '/hidden'),
-                          ARRAY['55', '42'], 'directory holding only a hidden file is refused');
+                          ARRAY['55000'], 'directory holding only a hidden file is refused');
 SELECT is(pg_temp.listing(:'base' || '/hidden'), ARRAY['.keep'], 'hidden-file directory: listing untouched');
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_t', :'base' || '/withsubdir'),
-                          ARRAY['55', '42'], 'directory holding only an empty subdirectory is refused');
+                          ARRAY['55000'], 'directory holding only an empty subdirectory is refused');
 SELECT is(pg_temp.listing(:'base' || '/withsubdir'), ARRAY['sub'], 'subdirectory case: listing untouched');
 SELECT is(pg_temp.listing(:'base' || '/withsubdir/sub'), '{}'::text[], 'subdirectory case: subdirectory untouched');
 
@@ -63,7 +61,7 @@ SELECT is(parallel_export_parquet('guard_t', :'base' || '/done', 2), 1000::bigin
 CREATE TEMP TABLE guard_done AS
     SELECT f, (pg_stat_file(:'base' || '/done/' || f)).size FROM pg_ls_dir(:'base' || '/done') AS f;
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_t', :'base' || '/done'),
-                          ARRAY['55', '42'], 'a second export into the same directory is refused');
+                          ARRAY['55000'], 'a second export into the same directory is refused');
 SELECT set_eq(format('SELECT f, (pg_stat_file(%L || f)).size FROM pg_ls_dir(%L) AS f',
                      :'base' || '/done/', :'base' || '/done'),
               'SELECT f, size FROM guard_done',
@@ -71,27 +69,27 @@ SELECT set_eq(format('SELECT f, (pg_stat_file(%L || f)).size FROM pg_ls_dir(%L) 
 
 -- A regular file
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_t', :'base' || '/afile'),
-                          ARRAY['42', '55', '58', '22'], 'a path that is a regular file is refused');
+                          ARRAY['42809'], 'a path that is a regular file is refused');
 SELECT is(pg_read_file(:'base' || '/afile'), 'afile', 'the regular file is untouched');
 
 -- Missing parent
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_t', :'base' || '/nope/child'),
-                          ARRAY['58', '22', '42', '55'], 'a path whose parent is missing is refused');
+                          ARRAY['58P01'], 'a path whose parent is missing is refused');
 SELECT is((pg_stat_file(:'base' || '/nope', true)).size, NULL, 'the missing parent was not created');
 
 -- Bad sources: nothing is published (the directory itself may have been made).
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'guard_no_such_table', :'base' || '-nosuch'),
-                          ARRAY['42'], 'an unknown relation is refused');
+                          ARRAY['42P01'], 'an unknown relation is refused');
 SELECT ok(pg_temp.nparts(:'base' || '-nosuch') = 0
           AND (pg_stat_file(:'base' || '-nosuch/_SUCCESS', true)).size IS NULL,
           'an unknown relation publishes nothing');
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'SELECT FROM WHERE', :'base' || '-syntax'),
-                          ARRAY['42'], 'a query with a syntax error is refused');
+                          ARRAY['42601'], 'a query with a syntax error is refused');
 SELECT ok(pg_temp.nparts(:'base' || '-syntax') = 0
           AND (pg_stat_file(:'base' || '-syntax/_SUCCESS', true)).size IS NULL,
           'a query with a syntax error publishes nothing');
 SELECT pg_temp.fails_with(format('SELECT parallel_export_parquet(%L, %L, 2)', 'DELETE FROM guard_t', :'base' || '-delete'),
-                          ARRAY['42', '22', '0A'], 'a DELETE statement is not a source');
+                          ARRAY['42809'], 'a DELETE statement is not a source');
 SELECT pg_temp.sqlstate_of(format('SELECT parallel_export_parquet(%L, %L, 2)',
                                   'WITH d AS (DELETE FROM guard_t RETURNING *) SELECT * FROM d',
                                   :'base' || '-modcte')) \g /dev/null

@@ -39,7 +39,7 @@
 # PEP_ROOT_REFRESH, PEP_ROOT_PORT (default 544NN: 54418, 54417), PEP_ROOT_SHM
 # (tmpfs size, default 1g), PEP_ROOT_LOGS (host directory under which the
 # leg's logs go to pep-pgNN-logs, default /tmp); PEP_SUITES (default
-# "pgtap readback harness": the reader matrix runs in the PostgreSQL 15 leg
+# "pgtap installcheck readback harness": the reader matrix runs in the PostgreSQL 15 leg
 # only, where tools/deps.sh installed npm), PEP_FAILURE_RUNS and
 # PEP_SOAK_EXPORTS (passed to tools/test.sh).
 
@@ -318,7 +318,7 @@ phase "tests: tools/test.sh"
 rc=0
 logged "$LOGS/tests.log" in_root "${ENV[@]}" PEP_SKIP_DEPS=1 PEP_SKIP_BUILD=1 PEP_KEEP_CLUSTER=1 \
 	PEP_PORT="$PORT" PEP_TMP="$IN_TMP" PEP_LOGS="$IN_LOGS" \
-	PEP_SUITES="${PEP_SUITES:-pgtap readback harness}" ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
+	PEP_SUITES="${PEP_SUITES:-pgtap installcheck readback harness}" ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
 	${PEP_SOAK_EXPORTS:+PEP_SOAK_EXPORTS="$PEP_SOAK_EXPORTS"} \
 	bash -c 'cd /work/pep && tools/test.sh' || rc=$?
 phase_end tests

@@ -10,7 +10,7 @@ import org.apache.parquet.schema.PrimitiveType;
 
 final class BooleanValueWriter extends FixedWidthValueWriter {
   BooleanValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 1);
+    super(column, parquetType, levels);
   }
 
   @Override

@@ -48,10 +48,6 @@ public final class CreatedByStamp {
             + ")";
   }
 
-  public String createdBy() {
-    return createdBy;
-  }
-
   /**
    * Whether the file of {@code size} bytes open in {@code channel} ends with Parquet's magic, as a
    * file whose footer was written does. Never throws: it is asked on failure paths, where an

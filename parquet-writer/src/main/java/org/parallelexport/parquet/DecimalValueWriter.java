@@ -1,15 +1,14 @@
 /*
  * DecimalValueWriter: PostgreSQL numeric (kind DECIMAL, the ASCII text numeric_out prints) as
- * Parquet DECIMAL(p, s) on INT32 (p <= 9), INT64 (p <= 18) or FIXED_LEN_BYTE_ARRAY of the fewest
- * bytes that hold p digits (p <= 38).
+ * Parquet DECIMAL(p, s) on a FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold p digits (19 to 38).
  *
  * The C side sends text only for what does not fit an int64: numeric(p,s) with p > 18, and the
  * unconstrained_numeric => 'decimal(P,S)' mapping with P > 18 (up to 18 digits it decodes the
- * value itself, see UnscaledDecimalValueWriter); this class still takes any precision. For a
- * numeric(p,s) column numeric_out prints exactly s fraction digits, so the common value is parsed
- * straight into a long; anything else (more than 18 digits, another scale, NaN, Infinity) goes
- * through BigDecimal, which either converts it exactly or explains why it cannot. Values are never
- * rounded: an export must not change data silently.
+ * value itself, kind DECIMAL64, see UnscaledDecimalValueWriter; ValueWriters refuses a narrower
+ * DECIMAL). For a numeric(p,s) column numeric_out prints exactly s fraction digits, so the common
+ * value of at most 18 digits is parsed straight into a long; anything else (more digits, another
+ * scale, NaN, Infinity) goes through BigDecimal, which either converts it exactly or explains why it
+ * cannot. Values are never rounded: an export must not change data silently.
  */
 package org.parallelexport.parquet;
 
@@ -20,7 +19,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 final class DecimalValueWriter extends VarWidthValueWriter {
   static final int MAX_PRECISION = 38;
@@ -30,9 +28,7 @@ final class DecimalValueWriter extends VarWidthValueWriter {
 
   private final int precision;
   private final int scale;
-  private final PrimitiveTypeName physical;
   private final BigInteger limit;
-  private final long longLimit;
   private final byte[] fixed;
   private byte[] text = new byte[64];
   // Set by parseSimple, read right after it.
@@ -42,13 +38,8 @@ final class DecimalValueWriter extends VarWidthValueWriter {
     super(column, parquetType, levels);
     this.precision = column.precision;
     this.scale = column.scale;
-    this.physical = parquetType.getPrimitiveTypeName();
     this.limit = BigInteger.TEN.pow(precision);
-    this.longLimit = precision <= MAX_LONG_DIGITS ? limit.longValueExact() : Long.MAX_VALUE;
-    this.fixed =
-        physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
-            ? new byte[parquetType.getTypeLength()]
-            : null;
+    this.fixed = new byte[parquetType.getTypeLength()];
   }
 
   /** Fewest bytes whose two's complement holds every unscaled value of {@code precision} digits. */
@@ -68,36 +59,13 @@ final class DecimalValueWriter extends VarWidthValueWriter {
     }
     buffer.get(offset, text, 0, length);
 
-    if (parseSimple(length)) {
-      switch (physical) {
-        case INT32:
-          out.write((int) unscaled, rep, definition);
-          return;
-        case INT64:
-          out.write(unscaled, rep, definition);
-          return;
-        default:
-          writeFixed(BigInteger.valueOf(unscaled), rep);
-          return;
-      }
-    }
-    BigInteger exact = parseExact(length);
-    switch (physical) {
-      case INT32:
-        out.write(exact.intValueExact(), rep, definition);
-        return;
-      case INT64:
-        out.write(exact.longValueExact(), rep, definition);
-        return;
-      default:
-        writeFixed(exact, rep);
-    }
+    writeFixed(parseSimple(length) ? BigInteger.valueOf(unscaled) : parseExact(length), rep);
   }
 
   /**
    * Parses numeric_out's usual form, [-]digits[.digits] with exactly {@code scale} fraction digits
-   * and at most 18 digits that fit the precision, into {@link #unscaled}. Returns false for
-   * anything else, leaving the verdict to {@link #parseExact}.
+   * and at most 18 digits (fewer than the precision, so they fit it), into {@link #unscaled}.
+   * Returns false for anything else, leaving the verdict to {@link #parseExact}.
    */
   private boolean parseSimple(int length) {
     int i = 0;
@@ -125,7 +93,7 @@ final class DecimalValueWriter extends VarWidthValueWriter {
         return false;
       }
     }
-    if (digits == 0 || Math.max(fraction, 0) != scale || value >= longLimit) {
+    if (digits == 0 || Math.max(fraction, 0) != scale) {
       return false;
     }
     unscaled = negative ? -value : value;

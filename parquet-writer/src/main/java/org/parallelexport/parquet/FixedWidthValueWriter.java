@@ -11,9 +11,9 @@ import org.apache.parquet.schema.Type;
 abstract class FixedWidthValueWriter extends ValueWriter {
   private final int width;
 
-  FixedWidthValueWriter(Column column, Type parquetType, Levels levels, int width) {
+  FixedWidthValueWriter(Column column, Type parquetType, Levels levels) {
     super(column, parquetType, levels);
-    this.width = width;
+    this.width = ColumnKind.width(column.kind);
   }
 
   @Override

@@ -10,7 +10,7 @@ import org.apache.parquet.schema.PrimitiveType;
 
 final class FloatValueWriter extends FixedWidthValueWriter {
   FloatValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 4);
+    super(column, parquetType, levels);
   }
 
   @Override

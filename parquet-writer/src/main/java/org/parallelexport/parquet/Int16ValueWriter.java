@@ -10,7 +10,7 @@ import org.apache.parquet.schema.PrimitiveType;
 
 final class Int16ValueWriter extends FixedWidthValueWriter {
   Int16ValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 2);
+    super(column, parquetType, levels);
   }
 
   @Override

@@ -10,7 +10,7 @@ import org.apache.parquet.schema.PrimitiveType;
 
 final class Int32ValueWriter extends FixedWidthValueWriter {
   Int32ValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 4);
+    super(column, parquetType, levels);
   }
 
   @Override

@@ -10,7 +10,7 @@ import org.apache.parquet.schema.PrimitiveType;
 
 final class Int64ValueWriter extends FixedWidthValueWriter {
   Int64ValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 8);
+    super(column, parquetType, levels);
   }
 
   @Override

@@ -36,7 +36,7 @@ final class IntervalValueWriter extends ValueWriter {
 
   @Override
   int valueWidth() {
-    return 16;
+    return ColumnKind.INTERVAL_WIDTH;
   }
 
   @Override
@@ -52,7 +52,7 @@ final class IntervalValueWriter extends ValueWriter {
 
   @Override
   void write(ByteBuffer buffer, int row, int rep) {
-    writeNested(buffer, valueOffset + row * 16, rep);
+    writeNested(buffer, valueOffset + row * ColumnKind.INTERVAL_WIDTH, rep);
   }
 
   @Override
@@ -60,7 +60,7 @@ final class IntervalValueWriter extends ValueWriter {
     monthsOut.write(buffer.getInt(pos), rep, definition);
     daysOut.write(buffer.getInt(pos + 4), rep, definition);
     microsecondsOut.write(buffer.getLong(pos + 8), rep, definition);
-    return pos + 16;
+    return pos + ColumnKind.INTERVAL_WIDTH;
   }
 
   @Override

@@ -33,10 +33,6 @@ final class LocalCodecFactory implements CompressionCodecFactory {
   // -1 for each codec's default.
   private final int level;
 
-  LocalCodecFactory() {
-    this(-1);
-  }
-
   LocalCodecFactory(int level) {
     this.level = level;
   }

@@ -3,9 +3,9 @@
  *
  * The C side builds it from the SQL call's settings as "key=value" lines. An unknown key is an
  * error rather than ignored, so that a misspelt or newer setting fails the export instead of
- * being silently dropped. Defaults are parquet-java's except two: compression is snappy (its
- * default is none), and row_group_rows is 122880 (its default is unlimited; DuckDB's row group
- * size), which bounds a worker's heap for narrow tables as row_group_bytes does for wide ones.
+ * being silently dropped. The defaults of the options the SQL function exposes are OptionDefaults';
+ * they differ from parquet-java's in compression (snappy, not none), row_group_rows (122880, not
+ * unlimited) and row_group_bytes (64 MiB, not 128 MiB).
  */
 package org.parallelexport.parquet;
 
@@ -14,16 +14,16 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 final class SinkOptions {
-  CompressionCodecName compression = CompressionCodecName.SNAPPY;
-  int rowGroupRows = 122_880;
-  long rowGroupBytes = 134_217_728L;
-  int pageSize = 1_048_576;
+  CompressionCodecName compression = compression(OptionDefaults.COMPRESSION);
+  int rowGroupRows = OptionDefaults.ROW_GROUP_ROWS;
+  long rowGroupBytes = OptionDefaults.ROW_GROUP_BYTES;
+  int pageSize = OptionDefaults.PAGE_SIZE;
   boolean dictionary = true;
-  WriterVersion writerVersion = WriterVersion.PARQUET_1_0;
+  WriterVersion writerVersion = writerVersion(OptionDefaults.WRITER_VERSION);
   String createdByExtension = "parallel_export_parquet " + BatchSink.WRITER_VERSION;
   // -1: the codec's default level.
-  int compressionLevel = -1;
-  boolean statistics = true;
+  int compressionLevel = OptionDefaults.COMPRESSION_LEVEL;
+  boolean statistics = OptionDefaults.STATISTICS;
   // Positions of the columns that get a bloom filter.
   int[] bloomFilterColumns = new int[0];
   // Positions of the columns written without a dictionary though dictionary is true.

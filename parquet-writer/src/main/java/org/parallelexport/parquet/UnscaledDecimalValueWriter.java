@@ -16,7 +16,7 @@ final class UnscaledDecimalValueWriter extends FixedWidthValueWriter {
   private final boolean int32;
 
   UnscaledDecimalValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 8);
+    super(column, parquetType, levels);
     this.int32 = parquetType.getPrimitiveTypeName() == PrimitiveTypeName.INT32;
   }
 

@@ -14,7 +14,7 @@ final class UuidValueWriter extends FixedWidthValueWriter {
   private final byte[] scratch = new byte[16];
 
   UuidValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
-    super(column, parquetType, levels, 16);
+    super(column, parquetType, levels);
   }
 
   @Override

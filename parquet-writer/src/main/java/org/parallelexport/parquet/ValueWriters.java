@@ -67,6 +67,12 @@ final class ValueWriters {
       case ColumnKind.FLOAT64:
         return new DoubleValueWriter(column, floatType(DOUBLE, name), levels);
       case ColumnKind.DECIMAL:
+        if (column.precision <= MAX_INT64_DIGITS) {
+          throw new IllegalArgumentException(
+              String.format(
+                  "column \"%s\": DECIMAL(%d,%d) fits an unscaled int64 and must come as DECIMAL64",
+                  name, column.precision, column.scale));
+        }
         return new DecimalValueWriter(column, decimalType(column), levels);
       case ColumnKind.DECIMAL64:
         if (column.precision > MAX_INT64_DIGITS) {

@@ -18,12 +18,12 @@ abstract class VarWidthValueWriter extends ValueWriter {
 
   @Override
   final int valueWidth() {
-    return 8;
+    return ColumnKind.VAR_SLOT_WIDTH;
   }
 
   @Override
   final void write(ByteBuffer buffer, int row, int rep) {
-    int slot = valueOffset + row * 8;
+    int slot = valueOffset + row * ColumnKind.VAR_SLOT_WIDTH;
     writeBytes(buffer, buffer.getInt(slot), buffer.getInt(slot + 4), rep);
   }
 

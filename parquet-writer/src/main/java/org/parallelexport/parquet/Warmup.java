@@ -22,7 +22,7 @@ import org.parallelexport.parquet.s3.S3Warmup;
 
 public final class Warmup {
   private static final int ROWS = 2;
-  // Every kind, and its bytes per row in the value area.
+  // Every kind.
   private static final int[] KINDS = {
     ColumnKind.BOOL,
     ColumnKind.INT16,
@@ -47,9 +47,6 @@ public final class Warmup {
     ColumnKind.LIST,
     ColumnKind.STRUCT
   };
-  private static final int[] WIDTHS = {
-    1, 2, 4, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 16, 8, 16, 8, 8, 4, 8, 8
-  };
   // The LIST's and the STRUCT's payloads: one element 7; one field 7 (native-endian int32s).
   private static final int LIST_PAYLOAD = 9;
   private static final int STRUCT_PAYLOAD = 5;
@@ -58,7 +55,7 @@ public final class Warmup {
   private Warmup() {}
 
   public static void main(String[] args) throws IOException {
-    int n = WIDTHS.length;
+    int n = KINDS.length;
     String[] names = new String[n];
     String[] types = new String[n];
     int[] kinds = new int[n];
@@ -74,7 +71,7 @@ public final class Warmup {
       nulls[c] = at;
       at += 8;
       values[c] = at;
-      at += ROWS * WIDTHS[c];
+      at += ROWS * ColumnKind.width(KINDS[c]);
     }
     // DECIMAL64(12,2) is the common numeric(p,s); DECIMAL(20,2) the text path to a fixed array.
     for (int c = 0; c < n; c++) {
@@ -94,7 +91,7 @@ public final class Warmup {
         buffer.putInt(values[c], list).putInt(values[c] + 4, LIST_PAYLOAD);
       } else if (KINDS[c] == ColumnKind.STRUCT) {
         buffer.putInt(values[c], struct).putInt(values[c] + 4, STRUCT_PAYLOAD);
-      } else if (isVar(KINDS[c])) {
+      } else if (ColumnKind.isVar(KINDS[c])) {
         buffer.putInt(values[c], at);
         buffer.putInt(values[c] + 4, text.length);
       }
@@ -150,13 +147,5 @@ public final class Warmup {
     } finally {
       Files.delete(dir);
     }
-  }
-
-  private static boolean isVar(int kind) {
-    return kind == ColumnKind.DECIMAL
-        || kind == ColumnKind.ENUM
-        || kind == ColumnKind.STRING
-        || kind == ColumnKind.JSON
-        || kind == ColumnKind.BYTES;
   }
 }

@@ -10,7 +10,7 @@ final class AllKinds {
   static final String[] NAMES = {
     "b", "s", "i", "l", "f", "d", "n9", "n18", "n38", "t", "j", "by", "dt", "tm", "ts", "tz", "u"
   };
-  static final int[] KINDS = {0, 1, 2, 3, 4, 5, 6, 6, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+  static final int[] KINDS = {0, 1, 2, 3, 4, 5, 21, 21, 6, 7, 8, 9, 10, 11, 12, 13, 14};
   static final int[] PRECISIONS = {0, 0, 0, 0, 0, 0, 9, 18, 38, 0, 0, 0, 0, 0, 0, 0, 0};
   static final int[] SCALES = {0, 0, 0, 0, 0, 0, 2, 4, 10, 0, 0, 0, 0, 0, 0, 0, 0};
   static final String[] PG_TYPES = {
@@ -43,8 +43,8 @@ final class AllKinds {
     batch.setLong(3, 0, -9223372036854775808L);
     batch.setFloat(4, 0, 1.5f);
     batch.setDouble(5, 0, -2.25);
-    batch.setString(6, 0, "-12.30");
-    batch.setString(7, 0, "99999999999999.9999");
+    batch.setLong(6, 0, -1230);
+    batch.setLong(7, 0, 999999999999999999L);
     batch.setString(8, 0, "-1234567890123456789012345678.0123456789");
     batch.setString(9, 0, "héllo, wörld");
     batch.setString(10, 0, "{\"a\": [1, 2]}");
@@ -65,8 +65,8 @@ final class AllKinds {
     batch.setLong(3, 2, 42);
     batch.setFloat(4, 2, Float.NaN);
     batch.setDouble(5, 2, Double.NEGATIVE_INFINITY);
-    batch.setString(6, 2, "0.00");
-    batch.setString(7, 2, "-5");
+    batch.setLong(6, 2, 0);
+    batch.setLong(7, 2, -50000);
     batch.setString(8, 2, "0.5");
     batch.setString(9, 2, "");
     batch.setString(10, 2, "null");

@@ -434,8 +434,8 @@ class BatchSinkTest {
     String[] names = {"price", "big"};
     String[][] bad = {
       {"12.345", "0", "without rounding"},
-      {"1000000.00", "0", "exceeds the precision"},
-      {"NaN", "0", "cannot be written as DECIMAL(8,2)"},
+      {"1000000000000000000.00", "0", "exceeds the precision"},
+      {"NaN", "0", "cannot be written as DECIMAL(20,2)"},
       {"-Infinity", "0", "cannot be written"},
       {"1.00", "1e40", "exceeds the precision"},
       {"1.00", "0.00000000001", "without rounding"},
@@ -448,9 +448,9 @@ class BatchSinkTest {
           BatchSink.create(
               names,
               kinds,
-              new int[] {8, 30},
+              new int[] {20, 30},
               new int[] {2, 10},
-              new String[] {"numeric(8,2)", "numeric(30,10)"},
+              new String[] {"numeric(20,2)", "numeric(30,10)"},
               1,
               batch.nullOffsets,
               batch.valueOffsets,
@@ -479,7 +479,7 @@ class BatchSinkTest {
         BatchSink.create(
             new String[] {"a", "b", "c"},
             kinds,
-            new int[] {7, 17, 19},
+            new int[] {19, 20, 38},
             new int[] {2, 2, 2},
             new String[] {"numeric", "numeric", "numeric"},
             values.length,
@@ -493,13 +493,14 @@ class BatchSinkTest {
     sink.closePart();
     long[] expected = {500, -10, 350, 1250, 10000, 9999999};
     List<Group> rows = ReadBack.rows(file);
+    String[] columns = {"a", "b", "c"};
+    int[] lengths = {9, 9, 16};
     for (int r = 0; r < values.length; r++) {
-      assertEquals(expected[r], rows.get(r).getInteger("a", 0), values[r]);
-      assertEquals(expected[r], rows.get(r).getLong("b", 0), values[r]);
-      assertEquals(
-          BigInteger.valueOf(expected[r]),
-          new BigInteger(rows.get(r).getBinary("c", 0).getBytes()));
-      assertEquals(9, rows.get(r).getBinary("c", 0).length());
+      for (int c = 0; c < columns.length; c++) {
+        byte[] bytes = rows.get(r).getBinary(columns[c], 0).getBytes();
+        assertEquals(BigInteger.valueOf(expected[r]), new BigInteger(bytes), values[r]);
+        assertEquals(lengths[c], bytes.length, columns[c]);
+      }
     }
   }
 
@@ -520,8 +521,13 @@ class BatchSinkTest {
     assertThrows(IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "writer_version=3"));
     assertThrows(IllegalArgumentException.class, () -> create(batch, 3, 0, 0, "page_size"));
     assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 39, 0, ""));
-    assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 5, 6, ""));
-    assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 5, -1, ""));
+    assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 20, 21, ""));
+    assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 20, -1, ""));
+    // up to 18 digits a decimal crosses as its unscaled int64, never as text
+    assertEquals(
+        "column \"a\": DECIMAL(18,2) fits an unscaled int64 and must come as DECIMAL64",
+        assertThrows(IllegalArgumentException.class, () -> create(batch, 6, 18, 2, ""))
+            .getMessage());
     // a 16-byte value per row does not fit where 8-byte values were laid out
     assertThrows(IllegalArgumentException.class, () -> create(batch, 14, 0, 0, ""));
     assertThrows(

@@ -166,7 +166,7 @@ class ColumnLevelsTest {
     }
     sink.closePart();
 
-    MessageType schema = sink.schema();
+    MessageType schema = ReadBack.footer(columnar).getFileMetaData().getSchema();
     Path reference = dir.resolve("reference-" + options.hashCode() + ".parquet");
     SinkOptions parsed = SinkOptions.parse(options);
     try (ParquetWriter<Group> writer =

@@ -13,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 final class TestBatch {
-  static final int[] WIDTH = {1, 2, 4, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8, 8, 16};
-
   final int capacity;
   final int[] kinds;
   final int[] nullOffsets;
@@ -35,7 +33,7 @@ final class TestBatch {
     }
     for (int c = 0; c < kinds.length; c++) {
       valueOffsets[c] = at;
-      at += capacity * width(kinds[c]);
+      at += capacity * ColumnKind.width(kinds[c]);
     }
     varStart = at;
     varPosition = at;
@@ -56,22 +54,7 @@ final class TestBatch {
 
   private int at(int c, int r) {
     buffer.put(nullOffsets[c] + r, (byte) 0);
-    return valueOffsets[c] + r * width(kinds[c]);
-  }
-
-  /** Bytes per row in a kind's value area, as the C side lays it out. */
-  static int width(int kind) {
-    if (kind < WIDTH.length) {
-      return WIDTH[kind];
-    }
-    switch (kind) {
-      case ColumnKind.INTERVAL:
-        return 16;
-      case ColumnKind.UINT32:
-        return 4;
-      default:
-        return 8;
-    }
+    return valueOffsets[c] + r * ColumnKind.width(kinds[c]);
   }
 
   void setBool(int c, int r, boolean v) {

@@ -1,0 +1,33 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_contract.h
+ *	  The constants C shares with the Java writer, defined once in Java.
+ *
+ * Kind codes, value widths and option defaults are @Native constants of
+ * ColumnKind and OptionDefaults (parquet-writer); the build runs javac -h
+ * on those two files and writes their headers to generated/ (see the
+ * Makefile), so C has no copy of its own: a constant Java renames or drops
+ * fails the C build, and a changed value reaches both sides at once.  The
+ * macros below only shorten the generated names.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_contract.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_CONTRACT_H
+#define PEP_CONTRACT_H
+
+#include "org_parallelexport_parquet_ColumnKind.h"
+#include "org_parallelexport_parquet_OptionDefaults.h"
+
+/* ColumnKind.k: a kind code */
+#define PEP_JAVA_KIND(k)		org_parallelexport_parquet_ColumnKind_##k
+/* ColumnKind.k_WIDTH: bytes per row of a fixed-width kind's values */
+#define PEP_KIND_WIDTH(k)		org_parallelexport_parquet_ColumnKind_##k##_WIDTH
+/* bytes per row of a var kind: an int32 offset and an int32 length */
+#define PEP_VAR_SLOT_WIDTH		org_parallelexport_parquet_ColumnKind_VAR_SLOT_WIDTH
+/* OptionDefaults.o: the default of a writer option */
+#define PEP_DEFAULT(o)			org_parallelexport_parquet_OptionDefaults_##o
+
+#endif							/* PEP_CONTRACT_H */

@@ -1,0 +1,27 @@
+/*
+ * OptionDefaults: the defaults of the writer options that the SQL function exposes, defined once.
+ *
+ * SinkOptions starts from these. The C side reads the numeric ones from the header that javac -h
+ * generates from this file (org_parallelexport_parquet_OptionDefaults.h, every constant here being
+ * @Native) and applies them to arguments passed as NULL; the strings it cannot include that way it
+ * spells out next to the include. The SQL function's DEFAULT clauses and README's option table
+ * restate them for users, and OptionDefaultsTest fails when either disagrees with this file.
+ */
+package org.parallelexport.parquet;
+
+import java.lang.annotation.Native;
+
+final class OptionDefaults {
+  static final String COMPRESSION = "snappy";
+  // The codec's own default level.
+  @Native static final int COMPRESSION_LEVEL = -1;
+  // DuckDB's row group size: it bounds a worker's heap for narrow tables as ROW_GROUP_BYTES does
+  // for wide ones (parquet-java's default is unlimited).
+  @Native static final int ROW_GROUP_ROWS = 122_880;
+  @Native static final long ROW_GROUP_BYTES = 64L * 1024 * 1024;
+  @Native static final int PAGE_SIZE = 1024 * 1024;
+  @Native static final boolean STATISTICS = true;
+  static final String WRITER_VERSION = "v1";
+
+  private OptionDefaults() {}
+}
