@@ -113,7 +113,7 @@ check_outcome() {
 
 # The long lane: one session, coprocess psql; cancels only.
 lane_long() {
-	local n="$1" i dir event out line=""
+	local n="$1" i dir event out line="" partial
 	RANDOM=$SEED
 	for ((i = 1; i <= n; i++)); do
 		pick_export
@@ -121,13 +121,16 @@ lane_long() {
 		((RANDOM % 10 >= 3)) && event=cancel
 		printf "SELECT parallel_export_parquet('%s', '%s', %d);\n" "$SOURCE" "$dir" "$WORKERS" >&"${LONG[1]}"
 		printf "SELECT 'last ' || parts || ' ' || directory FROM parallel_export_parquet_last();\n\\\\echo DONE %d\n" "$i" >&"${LONG[1]}"
-		out=""
+		out="" partial=""
 		if [[ $event == cancel ]]; then
 			while read -r -t "$DELAY" -u "${LONG[0]}" line; do
 				[[ "$line" == "DONE $i" ]] && break
 				out+="$line"$'\n'
 			done
 			if [[ "$line" != "DONE $i" ]]; then
+				# A read that times out keeps what it got of an unfinished
+				# line in $line and takes it off the stream.
+				partial="$line"
 				sql "SELECT pg_cancel_backend($LONG_BACKEND)" >/dev/null
 				event="cancel after ${DELAY}s"
 			else
@@ -135,6 +138,7 @@ lane_long() {
 			fi
 		fi
 		while [[ "$line" != "DONE $i" ]] && read -r -t "$CEILING" -u "${LONG[0]}" line; do
+			line="$partial$line" partial=""
 			[[ "$line" == "DONE $i" ]] && break
 			out+="$line"$'\n'
 		done
