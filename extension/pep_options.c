@@ -93,10 +93,10 @@ void
 pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 {
 	/*
-	 * A database whose SQL definitions predate this library would pass fewer
-	 * arguments than are read below.
+	 * A database whose SQL definitions predate this library (1.0, not yet
+	 * updated) passes fewer arguments; those it lacks keep their defaults.
 	 */
-	if (PG_NARGS() != PEP_NARGS)
+	if (PG_NARGS() < PEP_NARGS_1_0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the SQL definition of parallel_export_parquet does not match its library"),
@@ -170,6 +170,12 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	if (!PG_ARGISNULL(PEP_ARG_BLOOM_FILTER_COLUMNS))
 		opts->bloom_filter_columns = PG_GETARG_ARRAYTYPE_P(PEP_ARG_BLOOM_FILTER_COLUMNS);
 	opts->overwrite = pep_bool_option(fcinfo, PEP_ARG_OVERWRITE, false);
+
+	if (PG_NARGS() > PEP_ARG_PARTITION_BY && !PG_ARGISNULL(PEP_ARG_PARTITION_BY))
+		opts->partition_by = PG_GETARG_ARRAYTYPE_P(PEP_ARG_PARTITION_BY);
+	if (PG_NARGS() > PEP_ARG_WRITE_PARTITION_COLUMNS)
+		opts->write_partition_columns = pep_bool_option(fcinfo, PEP_ARG_WRITE_PARTITION_COLUMNS,
+														false);
 
 	opts->types.numeric_as = PEP_NUMERIC_TEXT;
 	if (!PG_ARGISNULL(PEP_ARG_UNCONSTRAINED_NUMERIC))

@@ -31,6 +31,8 @@ typedef struct PEPOptions
 	ArrayType  *bloom_filter_columns;	/* column names, or NULL */
 	bool		overwrite;		/* replace a previous complete export */
 	PEPTypeChoices types;		/* unconstrained_numeric */
+	ArrayType  *partition_by;	/* column names of the folder levels, or NULL */
+	bool		write_partition_columns;	/* keep them in the files too */
 } PEPOptions;
 
 /* dictionary => true, false, or NULL: decided per column from statistics. */
@@ -52,7 +54,11 @@ typedef struct PEPOptions
 #define PEP_ARG_BLOOM_FILTER_COLUMNS 12
 #define PEP_ARG_OVERWRITE			13
 #define PEP_ARG_UNCONSTRAINED_NUMERIC 14
-#define PEP_NARGS					15
+#define PEP_ARG_PARTITION_BY		17
+#define PEP_ARG_WRITE_PARTITION_COLUMNS 18
+#define PEP_NARGS					19
+/* Arguments of 1.0's definition, which a database not yet updated calls. */
+#define PEP_NARGS_1_0				15
 
 extern void pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts);
 extern char *pep_options_writer_text(const PEPOptions *opts, const PEPSource *src);

@@ -57,9 +57,75 @@ SELECT s.pid,
             THEN pg_catalog.round(s.param16::pg_catalog.numeric OPERATOR(pg_catalog./)
                                   s.param15::pg_catalog.numeric, '4'::pg_catalog.int4)
        END AS fraction_done,
-       pg_catalog.now() OPERATOR(pg_catalog.-) a.query_start AS elapsed
+       pg_catalog.now() OPERATOR(pg_catalog.-) a.query_start AS elapsed,
+       s.param18 AS partitions_written
 FROM pg_catalog.pg_stat_get_progress_info('COPY'::pg_catalog.text) AS s
 JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) s.pid
 LEFT JOIN @extschema@.parallel_export_parquet_progress_targets() AS t
        ON t.pid OPERATOR(pg_catalog.=) s.pid
 WHERE s.param11 OPERATOR(pg_catalog.=) '5260624'::pg_catalog.int8;
+
+-- 3. partition_by and write_partition_columns (Hive-partitioned output),
+-- appended with the other arguments 1.1 adds, at their fixed positions:
+-- s3_server (15), compatibility (16), partition_by (17),
+-- write_partition_columns (18).  The library reads an argument only if the
+-- call passes it, so a 1.0 definition keeps working until this update.
+DROP FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text);
+DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text);
+
+CREATE FUNCTION @extschema@.parallel_export_parquet(
+    source text,
+    directory text,
+    workers integer DEFAULT NULL,
+    compression text DEFAULT 'snappy',
+    compression_level integer DEFAULT NULL,
+    row_group_rows bigint DEFAULT 122880,
+    row_group_bytes bigint DEFAULT 67108864,
+    file_size_bytes bigint DEFAULT NULL,
+    page_size integer DEFAULT 1048576,
+    dictionary boolean DEFAULT NULL,
+    statistics boolean DEFAULT true,
+    parquet_version text DEFAULT 'v1',
+    bloom_filter_columns text[] DEFAULT NULL,
+    overwrite boolean DEFAULT false,
+    unconstrained_numeric text DEFAULT 'text',
+    s3_server text DEFAULT NULL,
+    compatibility text DEFAULT 'none',
+    partition_by text[] DEFAULT NULL,
+    write_partition_columns boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'pep_export_text'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION @extschema@.parallel_export_parquet(
+    source pg_catalog.regclass,
+    directory text,
+    workers integer DEFAULT NULL,
+    compression text DEFAULT 'snappy',
+    compression_level integer DEFAULT NULL,
+    row_group_rows bigint DEFAULT 122880,
+    row_group_bytes bigint DEFAULT 67108864,
+    file_size_bytes bigint DEFAULT NULL,
+    page_size integer DEFAULT 1048576,
+    dictionary boolean DEFAULT NULL,
+    statistics boolean DEFAULT true,
+    parquet_version text DEFAULT 'v1',
+    bloom_filter_columns text[] DEFAULT NULL,
+    overwrite boolean DEFAULT false,
+    unconstrained_numeric text DEFAULT 'text',
+    s3_server text DEFAULT NULL,
+    compatibility text DEFAULT 'none',
+    partition_by text[] DEFAULT NULL,
+    write_partition_columns boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'pep_export_regclass'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean) IS
+'export a table, view or query into a server directory of Parquet part files, written by parallel workers; returns the rows exported';
+COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean) IS
+'export a relation into a server directory of Parquet part files, written by parallel workers; returns the rows exported';
+
+-- Writes server files: nobody may call it unless granted.
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean) FROM PUBLIC;

@@ -9,6 +9,12 @@
  * export's ledger before openPart created it. Java never calls back into C, and each call does one
  * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Failure handling").
  *
+ * A partitioned export's worker keeps several parts open, one per partition folder it is
+ * writing: selectPart(slot) makes slot the part the other calls act on (slot 0 is the only one
+ * otherwise), and after each batch the open parts' buffered row groups are held to a shared
+ * budget by writing out the largest early (DESIGN.md, "Bounded memory"). Which part to close when
+ * all slots are taken is the C side's choice.
+ *
  * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
  * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
  * metadata and the encoder settings, whose allocator recycles page buffers across parts.
@@ -64,6 +70,19 @@ public final class BatchSink {
   // Set when a writeBatch failed: the writer may hold half a row, so no footer may be written.
   private boolean partFailed;
 
+  // The open parts by slot, the current one included; the current slot.
+  private final Part[] parts;
+  private int slot;
+
+  /** An open part while another slot is current. */
+  private static final class Part {
+    String path;
+    SyncingOutputFile file;
+    LocalCodecFactory codecs;
+    PartWriter writer;
+    boolean failed;
+  }
+
   private BatchSink(
       ValueWriter[] writers,
       MessageType schema,
@@ -77,6 +96,7 @@ public final class BatchSink {
     this.stamp = new CreatedByStamp(options.createdByExtension);
     this.capacityRows = capacityRows;
     this.properties = properties(options, writers);
+    this.parts = new Part[options.partWriters];
   }
 
   /** The encoder settings every part gets: the options, on parquet-java's defaults. */
@@ -303,6 +323,59 @@ public final class BatchSink {
     this.buffer = buffer;
   }
 
+  /** Makes slot the part the other calls act on; the current part stays open in its slot. */
+  public void selectPart(int slot) {
+    if (slot < 0 || slot >= parts.length) {
+      throw new IllegalArgumentException("slot must be 0 to " + (parts.length - 1) + ": " + slot);
+    }
+    Part park = new Part();
+    park.path = partPath;
+    park.file = partFile;
+    park.codecs = partCodecs;
+    park.writer = partWriter;
+    park.failed = partFailed;
+    parts[this.slot] = park;
+    Part next = parts[slot];
+    parts[slot] = null;
+    this.slot = slot;
+    partPath = next == null ? null : next.path;
+    partFile = next == null ? null : next.file;
+    partCodecs = next == null ? null : next.codecs;
+    partWriter = next == null ? null : next.writer;
+    partFailed = next != null && next.failed;
+    if (partWriter != null) {
+      partWriter.rebind();
+    }
+  }
+
+  /**
+   * While the open parts' buffered row groups exceed part_memory_bytes together, the one that
+   * buffers the most writes its row group out early; its part stays open.
+   */
+  private void holdMemoryBudget() throws IOException {
+    if (parts.length == 1) {
+      return;
+    }
+    for (; ; ) {
+      long total = partWriter.bufferedSize();
+      PartWriter largest = partWriter;
+      for (Part part : parts) {
+        if (part != null && part.writer != null) {
+          long size = part.writer.bufferedSize();
+          total += size;
+          if (size > largest.bufferedSize()) {
+            largest = part.writer;
+          }
+        }
+      }
+      if (total <= options.partMemoryBytes || largest.bufferedSize() == 0) {
+        return;
+      }
+      largest.endRowGroup();
+      partWriter.rebind();
+    }
+  }
+
   /** Creates the file, which must not exist, and starts a part. */
   public void openPart(String path) throws IOException {
     requireNonNull(path, "path is null");
@@ -350,6 +423,7 @@ public final class BatchSink {
     batches++;
     try {
       partWriter.write(buffer, rows);
+      holdMemoryBudget();
     } catch (IOException | RuntimeException | Error e) {
       partFailed = true;
       throw e;

@@ -29,6 +29,10 @@ final class SinkOptions {
   // Positions of the columns written without a dictionary though dictionary is true.
   int[] dictionaryOffColumns = new int[0];
   int faultAfterBatches;
+  // Parts a partitioned export's worker keeps open at once, and the bytes their buffered row
+  // groups may take together (DESIGN.md, "Bounded memory").
+  int partWriters = 1;
+  long partMemoryBytes = Long.MAX_VALUE;
 
   static SinkOptions parse(String text) {
     SinkOptions options = new SinkOptions();
@@ -76,6 +80,12 @@ final class SinkOptions {
         break;
       case "fault_after_batches":
         faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
+        break;
+      case "part_writers":
+        partWriters = (int) Math.min(Integer.MAX_VALUE, positiveLong(key, value));
+        break;
+      case "part_memory_bytes":
+        partMemoryBytes = positiveLong(key, value);
         break;
       default:
         throw new IllegalArgumentException("unknown option: " + key);
