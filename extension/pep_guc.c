@@ -32,7 +32,7 @@ char	   *pep_jvm_options = NULL;
 char	   *pep_fault_injection = NULL;
 bool		pep_log_exports = true;
 int			pep_max_partitions = 20000;
-int			pep_partition_writers = 64;
+int			pep_partition_writers = 512;
 int			pep_partition_memory = 256 * 1024;
 
 void
@@ -92,7 +92,7 @@ pep_define_gucs(void)
 							"Most parts a worker of a partitioned export keeps open at once.",
 							"When a worker needs one more, it finishes the least recently written part.",
 							&pep_partition_writers,
-							64, 1, 4096,
+							512, 1, 4096,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

@@ -4,8 +4,8 @@
  *	  A partitioned export's worker: rows grouped by partition folder.
  *
  * A worker of an export with partition_by collects a round of rows (copied
- * as MinimalTuples into a context reset after the round), up to the
- * batch's row count or PEP_ROUND_BYTES, finds each row's folder from its
+ * as MinimalTuples into a context reset after the round), up to
+ * PEP_ROUND_BATCHES batches of rows or PEP_ROUND_BYTES, finds each row's folder from its
  * partition values (pep_partition.c), and then hands the rows out folder
  * by folder (a counting sort), so pep_worker.c writes each folder's rows
  * to that folder's part as ordinary batches.  C memory stays one round,
@@ -42,8 +42,13 @@
 #include "pep_partition.h"
 #include "pep_route.h"
 
-/* Bytes of copied rows in one round at most. */
-#define PEP_ROUND_BYTES		(16 * 1024 * 1024)
+/*
+ * A round: at most this many batches of rows, and this many bytes of them.
+ * Large rounds give each folder's part more rows per write when rows of
+ * many folders arrive interleaved.
+ */
+#define PEP_ROUND_BATCHES	16
+#define PEP_ROUND_BYTES		(32 * 1024 * 1024)
 
 struct PEPRoute
 {
@@ -88,7 +93,7 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 	route->slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	route->round_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export round",
 												 ALLOCSET_DEFAULT_SIZES);
-	route->capacity = shared->batch_rows;
+	route->capacity = shared->batch_rows * PEP_ROUND_BATCHES;
 	route->rows = palloc(sizeof(MinimalTuple) * route->capacity);
 	route->row_leaf = palloc(sizeof(PEPLeaf *) * route->capacity);
 	route->order = palloc(sizeof(int) * route->capacity);

@@ -73,6 +73,12 @@ public final class BatchSink {
   // The open parts by slot, the current one included; the current slot.
   private final Part[] parts;
   private int slot;
+  // With several slots: each slot's buffered row group bytes after its last write, their sum, and
+  // one codec factory for every part, as one file's columns share one (a compressor is used only
+  // while a page is written, and the page writer copies its output); null with one slot.
+  private final long[] buffered;
+  private long bufferedTotal;
+  private final LocalCodecFactory sharedCodecs;
 
   /** An open part while another slot is current. */
   private static final class Part {
@@ -97,6 +103,9 @@ public final class BatchSink {
     this.capacityRows = capacityRows;
     this.properties = properties(options, writers);
     this.parts = new Part[options.partWriters];
+    this.buffered = new long[options.partWriters];
+    this.sharedCodecs =
+        options.partWriters > 1 ? new LocalCodecFactory(options.compressionLevel) : null;
   }
 
   /** The encoder settings every part gets: the options, on parquet-java's defaults. */
@@ -356,24 +365,27 @@ public final class BatchSink {
     if (parts.length == 1) {
       return;
     }
-    for (; ; ) {
-      long total = partWriter.bufferedSize();
-      PartWriter largest = partWriter;
-      for (Part part : parts) {
-        if (part != null && part.writer != null) {
-          long size = part.writer.bufferedSize();
-          total += size;
-          if (size > largest.bufferedSize()) {
-            largest = part.writer;
-          }
+    account(slot, partWriter.bufferedSize());
+    while (bufferedTotal > options.partMemoryBytes) {
+      int largest = slot;
+      for (int s = 0; s < buffered.length; s++) {
+        if (buffered[s] > buffered[largest]) {
+          largest = s;
         }
       }
-      if (total <= options.partMemoryBytes || largest.bufferedSize() == 0) {
+      if (buffered[largest] == 0) {
         return;
       }
-      largest.endRowGroup();
+      (largest == slot ? partWriter : parts[largest].writer).endRowGroup();
+      account(largest, 0);
       partWriter.rebind();
     }
+  }
+
+  /** Records that slot now buffers bytes. */
+  private void account(int slot, long bytes) {
+    bufferedTotal += bytes - buffered[slot];
+    buffered[slot] = bytes;
   }
 
   /** Creates the file, which must not exist, and starts a part. */
@@ -383,7 +395,8 @@ public final class BatchSink {
       throw new IllegalStateException("part " + partPath + " is still open");
     }
     SyncingOutputFile file = new SyncingOutputFile(Path.of(path), stamp);
-    LocalCodecFactory codecs = new LocalCodecFactory(options.compressionLevel);
+    LocalCodecFactory codecs =
+        sharedCodecs != null ? sharedCodecs : new LocalCodecFactory(options.compressionLevel);
     try {
       partWriter =
           new PartWriter(
@@ -457,7 +470,9 @@ public final class BatchSink {
       throw new IOException("parquet part " + path + " was closed without its footer");
     }
     long size = partFile.position();
-    partCodecs.release();
+    if (partCodecs != sharedCodecs) {
+      partCodecs.release();
+    }
     clearPart();
     return size;
   }
@@ -480,6 +495,9 @@ public final class BatchSink {
   }
 
   private void clearPart() {
+    if (parts.length > 1) {
+      account(slot, 0);
+    }
     partPath = null;
     partFile = null;
     partCodecs = null;
