@@ -566,7 +566,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	 * a partitioned one has no folder to put it in, and writes only
 	 * _SUCCESS, as Spark does.
 	 */
-	if (write_empty && w.route == NULL && w.shared->npartition == 0)
+	if (write_empty && w.shared->npartition == 0)
 	{
 		pep_worker_open_part(&w);
 		pep_worker_close_part(&w);
