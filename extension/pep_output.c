@@ -618,7 +618,7 @@ pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 		else if (S_ISDIR(st.st_mode))
 		{
 			if (depth >= PEP_MAX_PARTITION_LEVELS || name[0] == '.' || strchr(name, '=') == NULL)
-				stop->why = "is a directory that no export writes";
+				stop->why = "is not a regular file";
 			else
 				stop->why = pep_dir_problem(&st);
 		}
