@@ -73,6 +73,7 @@
 #include "pep_fault.h"
 #include "pep_guc.h"
 #include "pep_output.h"
+#include "pep_partition.h"
 #include "pep_progress.h"
 #include "pep_s3export.h"
 #include "pep_s3ledger.h"
@@ -98,6 +99,9 @@ typedef struct PEPExport
 	bool		s3ledger_begun; /* the file holds this export's record */
 	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
 	Snapshot	snapshot;		/* registered snapshot the scans use */
+	int			npartition;		/* partition_by levels, 0: none */
+	int			partition_columns[PEP_MAX_PARTITION_LEVELS];	/* their column indexes */
+	bool		write_partition_columns;	/* partition columns in the files too */
 } PEPExport;
 
 /*
@@ -273,6 +277,24 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	ListCell   *lc;
 	int			i = 0;
 	bool		heap_scans = true;
+	int			ledger_capacity = PEP_LEDGER_CAPACITY;
+	Size		ledger_names = (Size) PEP_LEDGER_CAPACITY * PEP_LEDGER_NAME_LEN;
+
+	/*
+	 * A partitioned export also enters each worker's folders (a folder may
+	 * be entered once per worker that meets it) and more parts: one per
+	 * leaf and worker, more when workers finish parts early to stay within
+	 * their writer limit.
+	 */
+	if (ex->npartition > 0)
+	{
+		int64		folders = (int64) pep_max_partitions * ex->npartition * nworkers;
+
+		ledger_capacity = (int) Min((int64) PG_INT32_MAX / 2,
+									PEP_LEDGER_CAPACITY + folders + 2 * (int64) pep_max_partitions);
+		ledger_names = (Size) ledger_capacity * PEP_LEDGER_NAME_LEN +
+			(Size) folders * PEP_LEDGER_FOLDER_NAME_LEN;
+	}
 
 	foreach(lc, src->leaves)
 	{
@@ -290,7 +312,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 
 	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPColumn) * src->ncolumns);
-	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPLedger));
+	shm_toc_estimate_chunk(&pcxt->estimator, pep_ledger_size(ledger_capacity, ledger_names));
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
 	if (ex->s3target != NULL)
 	{
@@ -334,6 +356,11 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 				 errmsg("export options are too long")));
 	shared->file_size_bytes = file_size_bytes;
 	shared->types = src->types;
+	shared->npartition = ex->npartition;
+	memcpy(shared->partition_columns, ex->partition_columns, sizeof(ex->partition_columns));
+	shared->write_partition_columns = ex->write_partition_columns;
+	shared->max_partitions = pep_max_partitions;
+	shared->partition_writers = pep_partition_writers;
 	ConditionVariableInit(&shared->cv);
 	SpinLockInit(&shared->mutex);
 	shared->nlaunched = -1;
@@ -345,9 +372,8 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	memcpy(columns, src->columns, sizeof(PEPColumn) * src->ncolumns);
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_COLUMNS, columns);
 
-	ex->ledger = shm_toc_allocate(pcxt->toc, sizeof(PEPLedger));
-	SpinLockInit(&ex->ledger->mutex);
-	ex->ledger->nentries = 0;
+	ex->ledger = shm_toc_allocate(pcxt->toc, pep_ledger_size(ledger_capacity, ledger_names));
+	pep_ledger_init(ex->ledger, ledger_capacity, ledger_names);
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_LEDGER, ex->ledger);
 
 	/* The settings, secret included, go into the DSM and nowhere else. */
@@ -523,7 +549,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 {
 	TimestampTz started = GetCurrentTimestamp();
 	int			workers = opts->workers;
-	char	   *writer_options = pep_options_writer_text(opts, src);
+	char	   *writer_options;
 	PEPExport  *ex = palloc0(sizeof(PEPExport));
 	PEPFault	fault;
 	uint64		rows = 0;
@@ -535,6 +561,25 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 				 errmsg("cannot export during a parallel operation")));
 
 	pep_fault_parse(&fault);
+
+	/* Checked before anything is touched, like every other option. */
+	ex->npartition = pep_partition_resolve(src, opts, ex->partition_columns);
+	ex->write_partition_columns = opts->write_partition_columns;
+	if (ex->npartition > 0 && !opts->write_partition_columns)
+	{
+		PEPSource	file = *src;
+
+		file.columns = pep_partition_file_columns(src->columns, src->ncolumns,
+												  ex->partition_columns, ex->npartition,
+												  &file.ncolumns);
+		writer_options = pep_options_writer_text(opts, &file);
+	}
+	else
+		writer_options = pep_options_writer_text(opts, src);
+	if (ex->npartition > 0)
+		writer_options = psprintf("%spart_writers=%d\npart_memory_bytes=" INT64_FORMAT "\n",
+								  writer_options, pep_partition_writers,
+								  (int64) pep_partition_memory * 1024);
 
 	if (workers <= 0)
 		nworkers = pep_auto_workers(src);

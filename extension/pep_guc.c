@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "utils/guc.h"
 
 #include "pep_fault.h"
@@ -36,6 +38,9 @@ char	   *pep_libjvm_path = NULL;
 char	   *pep_jvm_options = NULL;
 char	   *pep_fault_injection = NULL;
 bool		pep_log_exports = true;
+int			pep_max_partitions = 20000;
+int			pep_partition_writers = 512;
+int			pep_partition_memory = 256 * 1024;
 
 void
 pep_define_gucs(void)
@@ -84,6 +89,38 @@ pep_define_gucs(void)
 							   PGC_SUSET,
 							   0,
 							   pep_s3_check_targets, NULL, NULL);
+
+	/*
+	 * The partition limit protects the server's disk and the ledger's shared
+	 * memory, so only a superuser may raise it; the writer count and budget
+	 * only shape one export's own workers.
+	 */
+	DefineCustomIntVariable("parallel_export_parquet.max_partitions",
+							"Most partition folders one export may write.",
+							"An export with partition_by that meets more distinct values fails.",
+							&pep_max_partitions,
+							20000, 1, 1000000,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("parallel_export_parquet.partition_writers",
+							"Most parts a worker of a partitioned export keeps open at once.",
+							"When a worker needs one more, it finishes the least recently written part.",
+							&pep_partition_writers,
+							512, 1, 4096,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("parallel_export_parquet.partition_memory",
+							"Memory the open parts of a partitioned export's worker may buffer together.",
+							"Past it, the part buffering the most writes a row group early.",
+							&pep_partition_memory,
+							256 * 1024, 1024, INT_MAX / 1024,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("parallel_export_parquet");
 }

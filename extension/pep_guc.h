@@ -17,6 +17,9 @@ extern char *pep_libjvm_path;
 extern char *pep_jvm_options;
 extern char *pep_fault_injection;
 extern bool pep_log_exports;
+extern int	pep_max_partitions;
+extern int	pep_partition_writers;
+extern int	pep_partition_memory;
 
 extern void pep_define_gucs(void);
 

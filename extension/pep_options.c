@@ -203,6 +203,12 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 		opts->bloom_filter_columns = PG_GETARG_ARRAYTYPE_P(PEP_ARG_BLOOM_FILTER_COLUMNS);
 	opts->overwrite = pep_bool_option(fcinfo, PEP_ARG_OVERWRITE, false);
 
+	if (PG_NARGS() > PEP_ARG_PARTITION_BY && !PG_ARGISNULL(PEP_ARG_PARTITION_BY))
+		opts->partition_by = PG_GETARG_ARRAYTYPE_P(PEP_ARG_PARTITION_BY);
+	if (PG_NARGS() > PEP_ARG_WRITE_PARTITION_COLUMNS)
+		opts->write_partition_columns = pep_bool_option(fcinfo, PEP_ARG_WRITE_PARTITION_COLUMNS,
+														false);
+
 	opts->types.numeric_as = PEP_NUMERIC_TEXT;
 	if (!PG_ARGISNULL(PEP_ARG_UNCONSTRAINED_NUMERIC))
 		pep_parse_numeric_as(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_UNCONSTRAINED_NUMERIC)),
@@ -217,6 +223,11 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 					 errmsg("option \"%s\" is valid only for an object storage target", "s3_server"),
 					 errhint("Give the directory as s3://bucket/prefix, or leave out s3_server.")));
 	}
+	if (opts->partition_by != NULL && pep_s3_is_target(TextDatumGetCString(PG_GETARG_DATUM(1))))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("option \"%s\" is not supported for an object storage target", "partition_by"),
+				 errhint("Export into a server directory, or leave out partition_by.")));
 
 	opts->types.compatibility = PEP_COMPAT_NONE;
 	if (PG_NARGS() > PEP_ARG_COMPATIBILITY && !PG_ARGISNULL(PEP_ARG_COMPATIBILITY))

@@ -32,6 +32,8 @@ typedef struct PEPOptions
 	bool		overwrite;		/* replace a previous complete export */
 	PEPTypeChoices types;		/* unconstrained_numeric */
 	char	   *s3_server;		/* foreign server of an s3:// target, or NULL */
+	ArrayType  *partition_by;	/* column names of the folder levels, or NULL */
+	bool		write_partition_columns;	/* keep them in the files too */
 } PEPOptions;
 
 /* dictionary => true, false, or NULL: decided per column from statistics. */
@@ -55,7 +57,9 @@ typedef struct PEPOptions
 #define PEP_ARG_UNCONSTRAINED_NUMERIC 14
 #define PEP_ARG_S3_SERVER			15
 #define PEP_ARG_COMPATIBILITY		16
-#define PEP_NARGS					17
+#define PEP_ARG_PARTITION_BY		17
+#define PEP_ARG_WRITE_PARTITION_COLUMNS 18
+#define PEP_NARGS					19
 
 /* Version 1.0's SQL definitions pass this many; later arguments take their defaults. */
 #define PEP_NARGS_1_0				15

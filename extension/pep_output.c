@@ -572,22 +572,113 @@ pep_inspect_hint(PEPOutput *out, const char *path)
 				   path, out->target);
 }
 
+/* Why a sweep stopped: the entry's path and why it is not an export's. */
+typedef struct PEPSweepStop
+{
+	char	   *path;			/* the entry, or NULL while the sweep goes on */
+	const char *why;			/* as for pep_file_problem */
+	int			save_errno;		/* errno for "cannot be examined" and failed removals */
+} PEPSweepStop;
+
+/*
+ * Check, or with remove also remove, what a dead export left in the open
+ * folder fd (path names it):
+ * part files and _SUCCESS, and partition folders ("name=value", real
+ * directories of the server's OS user that others cannot write, at most
+ * PEP_MAX_PARTITION_LEVELS deep) with what they hold.  It stops at the
+ * first entry no export of this server can have made.
+ * Every descriptor it opens is closed before it returns.
+ */
+static void
+pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
+				 PEPSweepStop *stop)
+{
+	List	   *names;
+	ListCell   *lc;
+
+	if (!pep_list_dir(fd, &names))
+	{
+		stop->path = pstrdup(path);
+		stop->why = "cannot be read";
+		stop->save_errno = errno;
+		return;
+	}
+	foreach(lc, names)
+	{
+		const char *name = lfirst(lc);
+		char	   *entry = psprintf("%s/%s", path, name);
+		struct stat st;
+		bool		folder;
+
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		{
+			stop->why = "cannot be examined";
+			stop->save_errno = errno;
+		}
+		else if (S_ISDIR(st.st_mode))
+		{
+			if (depth >= PEP_MAX_PARTITION_LEVELS || name[0] == '.' || strchr(name, '=') == NULL)
+				stop->why = "is not a regular file";
+			else
+				stop->why = pep_dir_problem(&st);
+		}
+		else if (!pep_is_export_file(name))
+			stop->why = "has a name that no export writes";
+		else
+			stop->why = pep_file_problem(&st);
+		if (stop->why != NULL)
+		{
+			stop->path = entry;
+			return;
+		}
+
+		folder = S_ISDIR(st.st_mode);
+		if (folder)
+		{
+			int			sub = pep_open_checked(fd, name, &st);
+
+			if (sub < 0)
+			{
+				stop->path = entry;
+				stop->why = "cannot be opened";
+				stop->save_errno = errno;
+				return;
+			}
+			pep_sweep_folder(sub, entry, depth + 1, remove, removed, stop);
+			close(sub);
+			if (stop->path != NULL)
+				return;
+		}
+		if (!remove)
+			continue;
+		if (unlinkat(fd, name, folder ? AT_REMOVEDIR : 0) != 0)
+		{
+			stop->path = entry;
+			stop->why = "could not be removed";
+			stop->save_errno = errno;
+			return;
+		}
+		if (!folder)
+			(*removed)++;
+	}
+}
+
 /*
  * Remove a dead export's staging directory, which the caller now owns by
  * holding its lock.  It is entered only if it is a real directory of the
- * server's OS user that no one else can write, and emptied only if every
- * entry is a file such an export wrote; otherwise nothing is touched and
- * the export is refused.  It never recurses.
+ * server's OS user that no one else can write, and emptied only of what
+ * such an export wrote: part files, _SUCCESS and partition folders
+ * (pep_sweep_folder).  If anything else is there, nothing is touched and
+ * the export is refused: the whole tree is checked before the first
+ * removal.
  */
 static void
 pep_sweep_staging(PEPOutput *out)
 {
 	struct stat st;
 	const char *why;
-	const char *bad;
-	bool		success;
-	List	   *names;
-	ListCell   *lc;
+	PEPSweepStop stop = {0};
+	int			removed = 0;
 	int			fd;
 
 	if (fstatat(out->parent_fd, out->staging_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -605,36 +696,30 @@ pep_sweep_staging(PEPOutput *out)
 				 errdetail("It %s, so no export of this server left it.", why),
 				 pep_inspect_hint(out, out->staging)));
 
-	fd = pep_open_and_list(out->parent_fd, out->staging_name, &st, out->staging, &names);
-	bad = pep_find_foreign(fd, names, &why, &success);
-	if (bad != NULL)
+	fd = pep_open_checked(out->parent_fd, out->staging_name, &st);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open directory \"%s\": %m", out->staging)));
+	pep_sweep_folder(fd, out->staging, 0, false, &removed, &stop);
+	if (stop.path == NULL)
+		pep_sweep_folder(fd, out->staging, 0, true, &removed, &stop);
+	close(fd);
+	if (stop.path != NULL)
 	{
-		close(fd);
+		errno = stop.save_errno;
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot sweep staging directory \"%s\"", out->staging),
-				 errdetail("Its entry \"%s\" %s.", bad, why),
+				 stop.save_errno != 0 ?
+				 errdetail("Its entry \"%s\" %s: %m.", stop.path, stop.why) :
+				 errdetail("Its entry \"%s\" %s.", stop.path, stop.why),
 				 pep_inspect_hint(out, out->staging)));
 	}
-	foreach(lc, names)
-	{
-		if (unlinkat(fd, lfirst(lc), 0) != 0)
-		{
-			int			save_errno = errno;
-
-			close(fd);
-			errno = save_errno;
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s/%s\": %m", out->staging,
-							(char *) lfirst(lc))));
-		}
-	}
-	close(fd);
 	pep_remove_dir(out->parent_fd, out->staging_name, &st, out->staging, ERROR);
 	ereport(LOG,
 			(errmsg("removed staging directory \"%s\" and its %d files, left by an export that did not finish",
-					out->staging, list_length(names))));
+					out->staging, removed)));
 }
 
 /*
@@ -780,41 +865,138 @@ pep_check_staging_name(PEPOutput *out)
 						   out->parent)));
 }
 
+/* Shared memory for a ledger of capacity entries and name_capacity bytes of names. */
+Size
+pep_ledger_size(int capacity, Size name_capacity)
+{
+	return add_size(add_size(offsetof(PEPLedger, entries),
+							 mul_size(sizeof(PEPLedgerEntry), capacity)),
+					name_capacity);
+}
+
+void
+pep_ledger_init(PEPLedger *ledger, int capacity, Size name_capacity)
+{
+	ledger->capacity = capacity;
+	ledger->name_capacity = name_capacity;
+	SpinLockInit(&ledger->mutex);
+	ledger->nentries = 0;
+	ledger->name_used = 0;
+}
+
+/* The name of an entry: one segment in its parent folder. */
+const char *
+pep_ledger_name(const PEPLedger *ledger, int entry)
+{
+	const char *names = (const char *) &ledger->entries[ledger->capacity];
+
+	return names + ledger->entries[entry].name_off;
+}
+
 /*
- * Enter a file into the ledger before it is created: a part, named for its
- * entry number, or _SUCCESS.  Returns the entry.  Used by workers too.
+ * Enter a file or folder into the ledger before it is created: a part,
+ * named for its entry number, _SUCCESS, or a partition folder called name,
+ * each inside the folder entry parent (-1: the staging directory).
+ * Returns the entry.  Used by workers too.
  */
 int
-pep_ledger_enter(PEPLedger *ledger, bool part)
+pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name)
 {
+	char		part[PEP_LEDGER_NAME_LEN];
+	Size		len;
 	int			n;
+	bool		full;
+
+	if (kind == PEP_LEDGER_SUCCESS)
+		name = PEP_SUCCESS_NAME;
+	len = kind == PEP_LEDGER_PART ? PEP_LEDGER_NAME_LEN : strlen(name) + 1;
 
 	SpinLockAcquire(&ledger->mutex);
 	n = ledger->nentries;
-	if (n < PEP_LEDGER_CAPACITY)
+	full = n >= ledger->capacity || ledger->name_used + len > ledger->name_capacity;
+	if (!full)
 	{
-		if (part)
-			snprintf(ledger->names[n], PEP_LEDGER_NAME_LEN, "part-%05d.parquet", n);
-		else
-			strlcpy(ledger->names[n], PEP_SUCCESS_NAME, PEP_LEDGER_NAME_LEN);
-		ledger->created[n] = false;
+		PEPLedgerEntry *e = &ledger->entries[n];
+
+		e->parent = parent;
+		e->name_off = (uint32) ledger->name_used;
+		e->dir = (kind == PEP_LEDGER_FOLDER);
+		e->created = false;
 		ledger->nentries++;
+		ledger->name_used += len;
 	}
 	SpinLockRelease(&ledger->mutex);
-	if (n >= PEP_LEDGER_CAPACITY)
+	if (full && kind == PEP_LEDGER_FOLDER)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("export would write more than %d files", PEP_LEDGER_CAPACITY)));
+				 errmsg("export would write more partition folders than its ledger can hold"),
+				 errdetail("The ledger holds %d entries and %zu bytes of folder names.",
+						   ledger->capacity, ledger->name_capacity),
+				 errhint("Partition by columns with shorter values.")));
+	if (full)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("export would write more than %d files", ledger->capacity)));
+
+	/* The slot is ours alone now; only cleanup reads it, after every worker is gone. */
+	if (kind == PEP_LEDGER_PART)
+	{
+		snprintf(part, sizeof(part), "part-%05d.parquet", n);
+		name = part;
+	}
+	strlcpy((char *) pep_ledger_name(ledger, n), name, len);
 	return n;
 }
 
-/* Mark a ledger entry's file as created, once it exists. */
+/* Mark a ledger entry's file or folder as created, once it exists. */
 void
 pep_ledger_created(PEPLedger *ledger, int entry)
 {
 	SpinLockAcquire(&ledger->mutex);
-	ledger->created[entry] = true;
+	ledger->entries[entry].created = true;
 	SpinLockRelease(&ledger->mutex);
+}
+
+/*
+ * Open the folder of ledger entry (-1: the staging directory) from the
+ * staging directory's descriptor, one segment at a time, following no link
+ * and entering only directories of the server's OS user that others cannot
+ * write.  Returns a new descriptor, or -1 with errno set (EPERM for a
+ * folder that fails the checks).
+ */
+int
+pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry)
+{
+	int			parent_fd;
+	int			fd;
+	struct stat st;
+
+	if (entry < 0)
+		return openat(staging_fd, ".", PEP_OPEN_DIR);
+	parent_fd = pep_ledger_open_folder(staging_fd, ledger, ledger->entries[entry].parent);
+	if (parent_fd < 0)
+		return -1;
+	fd = openat(parent_fd, pep_ledger_name(ledger, entry), PEP_OPEN_DIR);
+	close(parent_fd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || pep_dir_problem(&st) != NULL)
+	{
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+/* The path of a ledger entry below the staging directory, for messages. */
+static char *
+pep_ledger_path(PEPOutput *out, const PEPLedger *ledger, int entry)
+{
+	if (entry < 0)
+		return pstrdup(out->staging);
+	return psprintf("%s/%s", pep_ledger_path(out, ledger, ledger->entries[entry].parent),
+					pep_ledger_name(ledger, entry));
 }
 
 /*
@@ -891,7 +1073,7 @@ pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 	int			entry;
 
 	/* Like every other file, _SUCCESS is in the ledger before it exists. */
-	entry = pep_ledger_enter(ledger, false);
+	entry = pep_ledger_enter(ledger, PEP_LEDGER_SUCCESS, -1, NULL);
 
 	pep_check_staging_name(out);
 	snprintf(path, MAXPGPATH, "%s/%s", out->staging, PEP_SUCCESS_NAME);
@@ -913,6 +1095,26 @@ pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 				 errmsg("could not fsync \"%s\": %m", path)));
 	}
 	close(fd);
+
+	/* Each partition folder holds the names of what was created in it. */
+	for (int i = 0; i < ledger->nentries; i++)
+	{
+		if (!ledger->entries[i].dir || !ledger->entries[i].created)
+			continue;
+		fd = pep_ledger_open_folder(out->staging_fd, ledger, i);
+		if (fd < 0 || fsync(fd) != 0)
+		{
+			int			save_errno = errno;
+
+			if (fd >= 0)
+				close(fd);
+			errno = save_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not fsync \"%s\": %m", pep_ledger_path(out, ledger, i))));
+		}
+		close(fd);
+	}
 	if (fsync(out->staging_fd) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -1041,30 +1243,51 @@ pep_output_remove(PEPOutput *out, PEPLedger *ledger)
 			n = ledger->nentries;
 			SpinLockRelease(&ledger->mutex);
 		}
-		for (int i = 0; i < n; i++)
+
+		/*
+		 * Backwards: whatever a folder holds was entered after the folder was
+		 * created, so it is gone before the folder's turn comes.
+		 */
+		for (int i = n - 1; i >= 0; i--)
 		{
-			const char *name = ledger->names[i];
-			bool		created = ledger->created[i];
+			const PEPLedgerEntry *e = &ledger->entries[i];
+			const char *name = pep_ledger_name(ledger, i);
+			int			dirfd = out->staging_fd;
 			struct stat st;
 			const char *why;
 
-			if (fstatat(out->staging_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			if (e->dir && !e->created)
+				continue;
+			if (e->parent >= 0)
+				dirfd = pep_ledger_open_folder(out->staging_fd, ledger, e->parent);
+			if (dirfd < 0)
 			{
-				if (errno != ENOENT && created)
+				if (errno != ENOENT && e->created)
 					ereport(WARNING,
 							(errcode_for_file_access(),
-							 errmsg("could not access file \"%s/%s\": %m", out->staging, name)));
+							 errmsg("could not open directory \"%s\": %m",
+									pep_ledger_path(out, ledger, e->parent))));
 				continue;
 			}
-			if ((why = pep_file_problem(&st)) != NULL)
+			if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			{
+				if (errno != ENOENT && e->created)
+					ereport(WARNING,
+							(errcode_for_file_access(),
+							 errmsg("could not access file \"%s\": %m",
+									pep_ledger_path(out, ledger, i))));
+			}
+			else if ((why = e->dir ? pep_dir_problem(&st) : pep_file_problem(&st)) != NULL)
 				ereport(WARNING,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("left \"%s/%s\" in place", out->staging, name),
+						 errmsg("left \"%s\" in place", pep_ledger_path(out, ledger, i)),
 						 errdetail("It %s.", why)));
-			else if (unlinkat(out->staging_fd, name, 0) != 0 && errno != ENOENT)
+			else if (unlinkat(dirfd, name, e->dir ? AT_REMOVEDIR : 0) != 0 && errno != ENOENT)
 				ereport(WARNING,
 						(errcode_for_file_access(),
-						 errmsg("could not remove file \"%s/%s\": %m", out->staging, name)));
+						 errmsg("could not remove \"%s\": %m", pep_ledger_path(out, ledger, i))));
+			if (dirfd != out->staging_fd)
+				close(dirfd);
 		}
 		pep_remove_dir(out->parent_fd, out->staging_name, &out->staging_st, out->staging, WARNING);
 	}

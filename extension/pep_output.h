@@ -40,8 +40,21 @@ extern void pep_output_seal(PEPOutput *out, PEPLedger *ledger);
 extern void pep_output_publish(PEPOutput *out);
 extern void pep_output_release(PEPOutput *out);
 extern void pep_output_remove(PEPOutput *out, PEPLedger *ledger);
-extern int	pep_ledger_enter(PEPLedger *ledger, bool part);
+
+/* What a ledger entry records. */
+typedef enum PEPLedgerKind
+{
+	PEP_LEDGER_PART,			/* a part file, named for its entry */
+	PEP_LEDGER_SUCCESS,			/* the _SUCCESS marker */
+	PEP_LEDGER_FOLDER			/* a partition folder */
+} PEPLedgerKind;
+
+extern Size pep_ledger_size(int capacity, Size name_capacity);
+extern void pep_ledger_init(PEPLedger *ledger, int capacity, Size name_capacity);
+extern const char *pep_ledger_name(const PEPLedger *ledger, int entry);
+extern int	pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name);
 extern void pep_ledger_created(PEPLedger *ledger, int entry);
 extern const char *pep_file_problem(const struct stat *st);
+extern int	pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry);
 
 #endif							/* PEP_OUTPUT_H */

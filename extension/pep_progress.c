@@ -57,6 +57,7 @@
 #define PEP_PROGRESS_BLOCKS_TOTAL	14
 #define PEP_PROGRESS_BLOCKS_DONE	15
 #define PEP_PROGRESS_SEGMENT		16
+#define PEP_PROGRESS_PARTITIONS		17
 
 /* "PEP" in ASCII: tells an export from a real COPY. */
 #define PEP_PROGRESS_MARKER_VALUE	0x504550
@@ -93,7 +94,7 @@ void
 pep_progress_report(PEPShared *shared, int nworkers, char *scans)
 {
 	const int	index[] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED,
-	PEP_PROGRESS_PARTS, PEP_PROGRESS_WORKERS, PEP_PROGRESS_BLOCKS_DONE};
+	PEP_PROGRESS_PARTS, PEP_PROGRESS_WORKERS, PEP_PROGRESS_BLOCKS_DONE, PEP_PROGRESS_PARTITIONS};
 	int64		value[lengthof(index)] = {0};
 	uint64		blocks = 0;
 
@@ -114,6 +115,9 @@ pep_progress_report(PEPShared *shared, int nworkers, char *scans)
 		blocks += Min(handed, (uint64) pbscan->phs_nblocks);
 	}
 	value[4] = (int64) blocks;
+	SpinLockAcquire(&shared->mutex);
+	value[5] = shared->partitions;
+	SpinLockRelease(&shared->mutex);
 
 	pgstat_progress_update_multi_param(lengthof(index), index, value);
 }

@@ -41,6 +41,7 @@
 
 #include "pep_extension.h"
 #include "pep_jvm.h"
+#include "pep_output.h"
 #include "pep_s3export.h"
 #include "pep_sink.h"
 
@@ -290,10 +291,11 @@ pep_s3w_check_target(PEPS3Worker *sw)
 void
 pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, char **display)
 {
-	snprintf(ledger->names[entry], PEP_LEDGER_NAME_LEN, "part-%05d-%s.parquet",
-			 entry, sw->s3->export_id);
-	*key = ledger->names[entry];
-	*display = psprintf("%s%s", sw->s3->url, ledger->names[entry]);
+	char	   *name = (char *) pep_ledger_name(ledger, entry);
+
+	snprintf(name, PEP_LEDGER_NAME_LEN, "part-%05d-%s.parquet", entry, sw->s3->export_id);
+	*key = name;
+	*display = psprintf("%s%s", sw->s3->url, name);
 }
 
 /* The sink closed the part: its upload is pending; record it for the manifest. */
@@ -368,7 +370,7 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 	for (int i = 0, p = 0; i < nentries; i++)
 		if (s3->part_closed[i])
 		{
-			jstring		name = pep_jvm_string(ledger->names[i]);
+			jstring		name = pep_jvm_string(pep_ledger_name(ledger, i));
 
 			(*env)->SetObjectArrayElement(env, names, p, name);
 			(*env)->DeleteLocalRef(env, name);

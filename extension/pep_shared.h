@@ -36,9 +36,14 @@
 
 /* The most leaf relations a partitioned source may have. */
 #define PEP_MAX_LEAVES			8192
-/* Room in the ledger: every part file plus the _SUCCESS marker. */
+/* Room in the ledger of an unpartitioned export: every part plus _SUCCESS. */
 #define PEP_LEDGER_CAPACITY		8192
+/* Bytes of name area per file entry ("part-NNNNN.parquet" and its NUL). */
 #define PEP_LEDGER_NAME_LEN		32
+/* Bytes of name area per partition folder, on average over the export. */
+#define PEP_LEDGER_FOLDER_NAME_LEN	64
+/* Levels of partition folders at most. */
+#define PEP_MAX_PARTITION_LEVELS	32
 /* Bytes of each leader-to-worker tuple queue for streamed sources. */
 #define PEP_QUEUE_SIZE			(2 * 1024 * 1024)
 /* Room for a worker's JVM options, the AppCDS archive's included. */
@@ -61,18 +66,32 @@ typedef struct PEPWorkerSlot
 } PEPWorkerSlot;
 
 /*
- * The ledger: every file an export creates inside its staging directory is
- * entered here before it is created, and marked created once it exists.
- * Cleanup removes exactly these names and nothing else, so it stays safe
- * whatever else the directory holds; it warns only about files marked
- * created, so a warning never names a file that never existed.
+ * The ledger: every file and partition folder an export creates inside its
+ * staging directory is entered here before it is created, and marked
+ * created once it exists.  Cleanup removes exactly these names and nothing
+ * else, so it stays safe whatever else the directory holds; it warns only
+ * about entries marked created, so a warning never names a file that never
+ * existed.  An entry names one path segment inside its parent, a folder
+ * entered earlier or the staging directory itself; the names live in an
+ * area after the entries, so the ledger is sized per export
+ * (pep_ledger_size).
  */
+typedef struct PEPLedgerEntry
+{
+	int32		parent;			/* entry of the folder holding it; -1: the staging directory */
+	uint32		name_off;		/* offset of its name in the name area */
+	bool		dir;			/* a partition folder, not a file */
+	bool		created;		/* this export created it */
+} PEPLedgerEntry;
+
 typedef struct PEPLedger
 {
+	int			capacity;		/* entries there is room for */
+	Size		name_capacity;	/* bytes of the name area */
 	slock_t		mutex;			/* protects following fields */
 	int			nentries;		/* entries used */
-	char		names[PEP_LEDGER_CAPACITY][PEP_LEDGER_NAME_LEN];	/* file names */
-	bool		created[PEP_LEDGER_CAPACITY];	/* the file was created */
+	Size		name_used;		/* bytes of the name area used */
+	PEPLedgerEntry entries[FLEXIBLE_ARRAY_MEMBER];	/* then the name area */
 } PEPLedger;
 
 /* Status shared by the leader and its workers. */
@@ -96,6 +115,11 @@ typedef struct PEPShared
 	char		writer_options[8192];	/* key=value lines for BatchSink */
 	int64		file_size_bytes;	/* a worker starts a new part past this; 0: never */
 	PEPTypeChoices types;		/* the caller's type mappings */
+	int			npartition;		/* partition_by levels; 0: not partitioned */
+	int			partition_columns[PEP_MAX_PARTITION_LEVELS];	/* their column indexes */
+	bool		write_partition_columns;	/* partition columns stored in the files too */
+	int			max_partitions;	/* leaf folders allowed */
+	int			partition_writers;	/* open parts per worker at most */
 
 	ConditionVariable cv;		/* signalled when the fields below change */
 
@@ -105,6 +129,7 @@ typedef struct PEPShared
 	int			nfinished;		/* workers done with their input */
 	bool		input_done;		/* leader sent all tuples of a streamed source */
 	uint64		rows_total;		/* rows written by all workers */
+	int			partitions;		/* leaf folders created so far */
 	PEPWorkerSlot workers[FLEXIBLE_ARRAY_MEMBER];	/* one per worker */
 } PEPShared;
 

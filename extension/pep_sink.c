@@ -30,6 +30,7 @@ struct PEPSink
 	jmethodID	write_batch;	/* BatchSink.writeBatch */
 	jmethodID	close_part;		/* BatchSink.closePart */
 	jmethodID	part_size;		/* BatchSink.partSize */
+	jmethodID	select_part;	/* BatchSink.selectPart */
 	char	   *write_msg;		/* error message of a failed write of this part */
 	char	   *close_msg;		/* error message of a failed close of this part */
 };
@@ -168,6 +169,7 @@ pep_sink_create(PEPBatch *batch, const char *options)
 	sink->write_batch = pep_jvm_method(cls, "writeBatch", "(I)V", false);
 	sink->close_part = pep_jvm_method(cls, "closePart", "()J", false);
 	sink->part_size = pep_jvm_method(cls, "partSize", "()J", false);
+	sink->select_part = pep_jvm_method(cls, "selectPart", "(I)V", false);
 
 	/* Build every argument first: the call itself must be the only thing between begin and end. */
 	names = pep_string_array(env, batch->columns, n, false);
@@ -280,4 +282,16 @@ jobject
 pep_sink_object(PEPSink *sink)
 {
 	return sink->sink;
+}
+
+/* Make slot the part the other calls act on (a partitioned export's worker). */
+void
+pep_sink_select_part(PEPSink *sink, int slot)
+{
+	JNIEnv	   *env = pep_jvm_env();
+	sigset_t	saved;
+
+	pep_jvm_call_begin(&saved);
+	(*env)->CallVoidMethod(env, sink->sink, sink->select_part, (jint) slot);
+	pep_jvm_call_end(&saved, "could not switch parquet parts");
 }

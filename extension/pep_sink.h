@@ -23,5 +23,6 @@ extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
 extern uint64 pep_sink_close_part(PEPSink *sink);
 extern uint64 pep_sink_part_size(PEPSink *sink);
 extern jobject pep_sink_object(PEPSink *sink);
+extern void pep_sink_select_part(PEPSink *sink, int slot);
 
 #endif							/* PEP_SINK_H */

@@ -47,6 +47,8 @@
 #include "pep_guc.h"
 #include "pep_jvm.h"
 #include "pep_output.h"
+#include "pep_partition.h"
+#include "pep_route.h"
 #include "pep_s3export.h"
 #include "pep_shared.h"
 #include "pep_sink.h"
@@ -68,6 +70,12 @@ typedef struct PEPWorker
 	char		staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
 	MemoryContext row_context;	/* reset after every row */
 	bool		part_open;		/* a part is being written */
+	const PEPColumn *columns;	/* every column of the source */
+	PEPRoute   *route;			/* partition_by: rows by folder; else NULL */
+	PEPLeaf    *leaf;			/* the folder being written to */
+	PEPLeaf   **slots;			/* the folder of each Java part slot, or NULL */
+	int			nslots;			/* Java part slots */
+	uint64		clock;			/* ticks at each folder written to, for LRU */
 	int64		batches;		/* batches written */
 	uint64		rows;			/* rows written */
 } PEPWorker;
@@ -121,35 +129,6 @@ pep_worker_open_staging(PEPWorker *w)
 				 errhint("An export needs the proc file system mounted at /proc.")));
 }
 
-/*
- * Open the next part: a file in the staging directory, or for an object
- * store an upload under the prefix (its name carries the export id).
- */
-static void
-pep_worker_open_part(PEPWorker *w)
-{
-	int			entry = pep_ledger_enter(w->ledger, true);
-	char	   *path;
-	char	   *display_path;
-
-	if (w->s3 != NULL)
-		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
-	else
-	{
-		path = psprintf("%s/%s", w->staging_via, w->ledger->names[entry]);
-		display_path = psprintf("%s/%s", w->shared->staging, w->ledger->names[entry]);
-	}
-	if (pep_fault_is(&w->fault, "open_error", ParallelWorkerNumber))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("injected fault while opening part \"%s\"", display_path)));
-	pep_sink_open_part(w->sink, path, display_path);
-	pep_ledger_created(w->ledger, entry);
-	w->part_entry = entry;
-	w->part_rows_before = w->rows;
-	w->part_open = true;
-}
-
 static void
 pep_worker_close_part(PEPWorker *w)
 {
@@ -166,6 +145,106 @@ pep_worker_close_part(PEPWorker *w)
 	w->slot->bytes += bytes;
 	w->slot->bytes_open = 0;
 	w->slot->parts++;
+	if (w->leaf != NULL && w->leaf->slot >= 0)
+	{
+		w->slots[w->leaf->slot] = NULL;
+		w->leaf->slot = -1;
+	}
+}
+
+/* Make leaf the folder written to, and its part, if open, the current one. */
+static void
+pep_worker_enter_leaf(PEPWorker *w, PEPLeaf *leaf)
+{
+	w->leaf = leaf;
+	leaf->last_used = ++w->clock;
+	if (leaf->slot >= 0)
+		pep_sink_select_part(w->sink, leaf->slot);
+	w->part_open = leaf->slot >= 0;
+}
+
+/*
+ * A free Java part slot for the current folder.  When every slot holds an
+ * open part, the least recently written one is finished first; its folder
+ * gets a new part when it next has rows (DESIGN.md, "Bounded memory").
+ */
+static int
+pep_worker_take_slot(PEPWorker *w)
+{
+	PEPLeaf    *leaf = w->leaf;
+	int			victim = -1;
+
+	for (int s = 0; s < w->nslots; s++)
+	{
+		if (w->slots[s] == NULL)
+		{
+			victim = s;
+			break;
+		}
+		if (victim < 0 || w->slots[s]->last_used < w->slots[victim]->last_used)
+			victim = s;
+	}
+	if (w->slots[victim] != NULL)
+	{
+		pep_worker_enter_leaf(w, w->slots[victim]);
+		pep_worker_close_part(w);
+		w->leaf = leaf;
+	}
+	pep_sink_select_part(w->sink, victim);
+	w->slots[victim] = leaf;
+	leaf->slot = victim;
+	return victim;
+}
+
+/*
+ * Open a part in the staging directory, or in the current partition
+ * folder, reached from the staging descriptor without following links and
+ * held open only until Java has created the file in it; for an object store,
+ * an upload under the prefix (its name carries the export id).
+ */
+static void
+pep_worker_open_part(PEPWorker *w)
+{
+	int			folder = w->leaf != NULL ? w->leaf->entry : -1;
+	int			entry = pep_ledger_enter(w->ledger, PEP_LEDGER_PART, folder, NULL);
+	const char *name = pep_ledger_name(w->ledger, entry);
+	char	   *path = NULL;
+	char	   *display_path;
+	int			fd = -1;
+
+	if (w->leaf != NULL)
+	{
+		(void) pep_worker_take_slot(w);
+		display_path = psprintf("%s/%s/%s", w->shared->staging, w->leaf->path, name);
+		fd = pep_ledger_open_folder(w->staging_fd, w->ledger, folder);
+		if (fd < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not open directory \"%s/%s\": %m",
+							w->shared->staging, w->leaf->path)));
+	}
+	else if (w->s3 != NULL)
+		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
+	else
+		display_path = psprintf("%s/%s", w->shared->staging, name);
+
+	if (pep_fault_is(&w->fault, "open_error", ParallelWorkerNumber))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("injected fault while opening part \"%s\"", display_path)));
+	if (fd >= 0)
+	{
+		pep_sink_open_part(w->sink, psprintf("/proc/self/fd/%d/%s", fd, name), display_path);
+		close(fd);
+	}
+	else if (w->s3 != NULL)
+		pep_sink_open_part(w->sink, path, display_path);
+	else
+		pep_sink_open_part(w->sink, psprintf("%s/%s", w->staging_via, name), display_path);
+	pep_ledger_created(w->ledger, entry);
+	w->part_entry = entry;
+	w->part_rows_before = w->rows;
+	w->part_open = true;
 }
 
 /*
@@ -218,9 +297,9 @@ pep_worker_flush(PEPWorker *w)
 	}
 }
 
-/* Add one deformed row, flushing and growing the batch as needed. */
+/* Add one deformed row to the batch, flushing and growing it as needed. */
 static void
-pep_worker_add(PEPWorker *w, Datum *values, bool *isnull)
+pep_worker_batch_row(PEPWorker *w, Datum *values, bool *isnull)
 {
 	MemoryContext old = MemoryContextSwitchTo(w->row_context);
 
@@ -238,6 +317,69 @@ pep_worker_add(PEPWorker *w, Datum *values, bool *isnull)
 		pep_worker_flush(w);
 }
 
+/* Write a partitioned round: each folder's rows to that folder's part. */
+static void
+pep_worker_write_round(PEPWorker *w)
+{
+	PEPLeaf   **leaves;
+	int			nleaves = pep_route_group(w->route, &leaves);
+
+	for (int l = 0; l < nleaves; l++)
+	{
+		pep_worker_enter_leaf(w, leaves[l]);
+		for (int i = 0; i < leaves[l]->nrows; i++)
+		{
+			Datum	   *values;
+			bool	   *isnull;
+
+			pep_route_row(w->route, leaves[l], i, &values, &isnull);
+			pep_worker_batch_row(w, values, isnull);
+		}
+		pep_worker_flush(w);
+	}
+	pep_route_reset(w->route);
+}
+
+/* Add one deformed row: to the batch, or to the round of a partitioned export. */
+static void
+pep_worker_add(PEPWorker *w, Datum *values, bool *isnull)
+{
+	MemoryContext old;
+	bool		full;
+
+	if (w->route == NULL)
+	{
+		pep_worker_batch_row(w, values, isnull);
+		return;
+	}
+	old = MemoryContextSwitchTo(w->row_context);
+	full = pep_route_add(w->route, values, isnull);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(w->row_context);
+	if (full)
+		pep_worker_write_round(w);
+}
+
+/* Finish every open part: the only one, or each partition folder's. */
+static void
+pep_worker_finish(PEPWorker *w)
+{
+	if (w->route == NULL)
+	{
+		pep_worker_flush(w);
+		if (w->part_open)
+			pep_worker_close_part(w);
+		return;
+	}
+	pep_worker_write_round(w);
+	for (int s = 0; s < w->nslots; s++)
+		if (w->slots[s] != NULL)
+		{
+			pep_worker_enter_leaf(w, w->slots[s]);
+			pep_worker_close_part(w);
+		}
+}
+
 /* Scan every leaf relation's shared parallel heap scan in turn. */
 static void
 pep_worker_scan(PEPWorker *w, char *scan_area)
@@ -245,6 +387,10 @@ pep_worker_scan(PEPWorker *w, char *scan_area)
 	PEPShared  *shared = w->shared;
 	Relation	parent = table_open(shared->relid, AccessShareLock);
 	TupleDesc	parent_desc = RelationGetDescr(parent);
+
+	if (shared->npartition > 0)
+		w->route = pep_route_create(shared, w->ledger, w->columns, CreateTupleDescCopy(parent_desc),
+									w->staging_fd);
 
 	for (int i = 0; i < shared->nleaves; i++)
 	{
@@ -296,6 +442,8 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 		TupleDescInitEntry(desc, (AttrNumber) (c + 1), columns[c].name,
 						   columns[c].typid, columns[c].typmod, 0);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	if (shared->npartition > 0)
+		w->route = pep_route_create(shared, w->ledger, columns, desc, w->staging_fd);
 
 	shm_mq_set_receiver(mq, MyProc);
 	mqh = shm_mq_attach(mq, seg, NULL);
@@ -374,6 +522,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	ErrorContextCallback errcallback;
 	char	   *options;
 	bool		write_empty;
+	PEPColumn  *file_columns;
+	int			nfile_columns;
 
 	memset(&w, 0, sizeof(w));
 	w.shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, false);
@@ -406,9 +556,21 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
 
 	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, w.shared->jvm_options);
-	w.batch = pep_batch_create(columns, w.shared->ncolumns, w.shared->batch_rows,
+	w.columns = columns;
+	file_columns = columns;
+	nfile_columns = w.shared->ncolumns;
+	if (w.shared->npartition > 0 && !w.shared->write_partition_columns)
+		file_columns = pep_partition_file_columns(columns, w.shared->ncolumns,
+												  w.shared->partition_columns,
+												  w.shared->npartition, &nfile_columns);
+	w.batch = pep_batch_create(file_columns, nfile_columns, w.shared->batch_rows,
 							   &w.shared->types);
 	w.sink = pep_sink_create(w.batch, options);
+	if (w.shared->npartition > 0)
+	{
+		w.nslots = w.shared->partition_writers;
+		w.slots = palloc0(sizeof(PEPLeaf *) * w.nslots);
+	}
 	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
 										  ALLOCSET_DEFAULT_SIZES);
 	if (s3 != NULL)
@@ -430,9 +592,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	else
 		pep_worker_receive(&w, seg, shm_toc_lookup(toc, PARALLEL_KEY_PEP_QUEUES, false), columns);
 
-	pep_worker_flush(&w);
-	if (w.part_open)
-		pep_worker_close_part(&w);
+	pep_worker_finish(&w);
 
 	SpinLockAcquire(&w.shared->mutex);
 	w.shared->rows_total += w.rows;
@@ -440,8 +600,12 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	write_empty = (w.shared->nfinished == w.shared->nlaunched && w.shared->rows_total == 0);
 	SpinLockRelease(&w.shared->mutex);
 
-	/* The last worker of an export without rows still publishes the schema. */
-	if (write_empty)
+	/*
+	 * The last worker of an export without rows still publishes the schema;
+	 * a partitioned one has no folder to put it in, and writes only
+	 * _SUCCESS, as Spark does.
+	 */
+	if (write_empty && w.shared->npartition == 0)
 	{
 		pep_worker_open_part(&w);
 		pep_worker_close_part(&w);

@@ -57,7 +57,8 @@ SELECT s.pid,
             THEN pg_catalog.round(s.param16::pg_catalog.numeric OPERATOR(pg_catalog./)
                                   s.param15::pg_catalog.numeric, '4'::pg_catalog.int4)
        END AS fraction_done,
-       pg_catalog.now() OPERATOR(pg_catalog.-) a.query_start AS elapsed
+       pg_catalog.now() OPERATOR(pg_catalog.-) a.query_start AS elapsed,
+       s.param18 AS partitions_written
 FROM pg_catalog.pg_stat_get_progress_info('COPY'::pg_catalog.text) AS s
 JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) s.pid
 LEFT JOIN @extschema@.parallel_export_parquet_progress_targets() AS t
@@ -87,7 +88,9 @@ COMMENT ON FOREIGN DATA WRAPPER parallel_export_parquet_s3 IS
 -- name is in the call, so pg_stat_activity and the log show no key), and
 -- compatibility (position 16: 'none', the faithful encodings, or a reader
 -- profile such as 'spark' that writes every type the reader cannot read as
--- one it can).  The library still accepts 1.0's fifteen arguments.  A
+-- one it can), partition_by and write_partition_columns (positions 17 and
+-- 18: Hive-partitioned output).  The library still accepts 1.0's fifteen
+-- arguments, and reads a later one only when the call passes it.  A
 -- function's argument list cannot change in place, so each is dropped and
 -- created again with the comment and privileges it had.
 DROP FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
@@ -114,7 +117,9 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     overwrite pg_catalog.bool DEFAULT false,
     unconstrained_numeric pg_catalog.text DEFAULT 'text',
     s3_server pg_catalog.text DEFAULT NULL,
-    compatibility pg_catalog.text DEFAULT 'none')
+    compatibility pg_catalog.text DEFAULT 'none',
+    partition_by pg_catalog.text[] DEFAULT NULL,
+    write_partition_columns pg_catalog.bool DEFAULT false)
 RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'pep_export_text'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -136,7 +141,9 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     overwrite pg_catalog.bool DEFAULT false,
     unconstrained_numeric pg_catalog.text DEFAULT 'text',
     s3_server pg_catalog.text DEFAULT NULL,
-    compatibility pg_catalog.text DEFAULT 'none')
+    compatibility pg_catalog.text DEFAULT 'none',
+    partition_by pg_catalog.text[] DEFAULT NULL,
+    write_partition_columns pg_catalog.bool DEFAULT false)
 RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'pep_export_regclass'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -144,23 +151,23 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text, pg_catalog.text) IS
+    pg_catalog.text, pg_catalog.text, pg_catalog.text[], pg_catalog.bool) IS
 'export a table, view or query into a server directory or an s3:// prefix of Parquet part files, written by parallel workers; returns the rows exported';
 COMMENT ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text, pg_catalog.text) IS
+    pg_catalog.text, pg_catalog.text, pg_catalog.text[], pg_catalog.bool) IS
 'export a relation into a server directory or an s3:// prefix of Parquet part files, written by parallel workers; returns the rows exported';
 
 -- Writes server files: nobody may call it unless granted.
 REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.text, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text, pg_catalog.text) FROM PUBLIC;
+    pg_catalog.text, pg_catalog.text, pg_catalog.text[], pg_catalog.bool) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.parallel_export_parquet(pg_catalog.regclass, pg_catalog.text, pg_catalog.int4,
     pg_catalog.text, pg_catalog.int4, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.int4,
     pg_catalog.bool, pg_catalog.bool, pg_catalog.text, pg_catalog.text[], pg_catalog.bool, pg_catalog.text,
-    pg_catalog.text, pg_catalog.text) FROM PUBLIC;
+    pg_catalog.text, pg_catalog.text, pg_catalog.text[], pg_catalog.bool) FROM PUBLIC;
 
 -- 5. Undo what a dead object-store export left (DESIGN.md, "The ledger
 -- file"): its caller was killed or the server crashed, so its record in

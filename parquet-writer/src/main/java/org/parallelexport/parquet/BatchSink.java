@@ -9,6 +9,12 @@
  * export's ledger before openPart created it. Java never calls back into C, and each call does one
  * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Failure handling").
  *
+ * A partitioned export's worker keeps several parts open, one per partition folder it is
+ * writing: selectPart(slot) makes slot the part the other calls act on (slot 0 is the only one
+ * otherwise), and after each batch the open parts' buffered row groups are held to a shared
+ * budget by writing out the largest early (DESIGN.md, "Bounded memory"). Which part to close when
+ * all slots are taken is the C side's choice.
+ *
  * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
  * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
  * metadata and the encoder settings, whose allocator recycles page buffers across parts.
@@ -65,6 +71,25 @@ public final class BatchSink {
   // Set when a writeBatch failed: the writer may hold half a row, so no footer may be written.
   private boolean partFailed;
 
+  // The open parts by slot, the current one included; the current slot.
+  private final Part[] parts;
+  private int slot;
+  // With several slots: each slot's buffered row group bytes after its last write, their sum, and
+  // one codec factory for every part, as one file's columns share one (a compressor is used only
+  // while a page is written, and the page writer copies its output); null with one slot.
+  private final long[] buffered;
+  private long bufferedTotal;
+  private final LocalCodecFactory sharedCodecs;
+
+  /** An open part while another slot is current. */
+  private static final class Part {
+    String path;
+    PartFile file;
+    LocalCodecFactory codecs;
+    PartWriter writer;
+    boolean failed;
+  }
+
   private BatchSink(
       ValueWriter[] writers,
       MessageType schema,
@@ -78,6 +103,10 @@ public final class BatchSink {
     this.stamp = new CreatedByStamp(options.createdByExtension);
     this.capacityRows = capacityRows;
     this.properties = properties(options, writers);
+    this.parts = new Part[options.partWriters];
+    this.buffered = new long[options.partWriters];
+    this.sharedCodecs =
+        options.partWriters > 1 ? new LocalCodecFactory(options.compressionLevel) : null;
   }
 
   /** The encoder settings every part gets: the options, on parquet-java's defaults. */
@@ -312,6 +341,62 @@ public final class BatchSink {
     partFiles = requireNonNull(factory, "factory is null");
   }
 
+  /** Makes slot the part the other calls act on; the current part stays open in its slot. */
+  public void selectPart(int slot) {
+    if (slot < 0 || slot >= parts.length) {
+      throw new IllegalArgumentException("slot must be 0 to " + (parts.length - 1) + ": " + slot);
+    }
+    Part park = new Part();
+    park.path = partPath;
+    park.file = partFile;
+    park.codecs = partCodecs;
+    park.writer = partWriter;
+    park.failed = partFailed;
+    parts[this.slot] = park;
+    Part next = parts[slot];
+    parts[slot] = null;
+    this.slot = slot;
+    partPath = next == null ? null : next.path;
+    partFile = next == null ? null : next.file;
+    partCodecs = next == null ? null : next.codecs;
+    partWriter = next == null ? null : next.writer;
+    partFailed = next != null && next.failed;
+    if (partWriter != null) {
+      partWriter.rebind();
+    }
+  }
+
+  /**
+   * While the open parts' buffered row groups exceed part_memory_bytes together, the one that
+   * buffers the most writes its row group out early; its part stays open.
+   */
+  private void holdMemoryBudget() throws IOException {
+    if (parts.length == 1) {
+      return;
+    }
+    account(slot, partWriter.bufferedSize());
+    while (bufferedTotal > options.partMemoryBytes) {
+      int largest = slot;
+      for (int s = 0; s < buffered.length; s++) {
+        if (buffered[s] > buffered[largest]) {
+          largest = s;
+        }
+      }
+      if (buffered[largest] == 0) {
+        return;
+      }
+      (largest == slot ? partWriter : parts[largest].writer).endRowGroup();
+      account(largest, 0);
+      partWriter.rebind();
+    }
+  }
+
+  /** Records that slot now buffers bytes. */
+  private void account(int slot, long bytes) {
+    bufferedTotal += bytes - buffered[slot];
+    buffered[slot] = bytes;
+  }
+
   /** Creates the part, which must not exist, and starts writing it. */
   public void openPart(String path) throws IOException {
     requireNonNull(path, "path is null");
@@ -319,7 +404,8 @@ public final class BatchSink {
       throw new IllegalStateException("part " + partPath + " is still open");
     }
     PartFile file = partFiles.create(path, stamp);
-    LocalCodecFactory codecs = new LocalCodecFactory(options.compressionLevel);
+    LocalCodecFactory codecs =
+        sharedCodecs != null ? sharedCodecs : new LocalCodecFactory(options.compressionLevel);
     try {
       partWriter =
           new PartWriter(
@@ -359,6 +445,7 @@ public final class BatchSink {
     batches++;
     try {
       partWriter.write(buffer, rows);
+      holdMemoryBudget();
     } catch (IOException | RuntimeException | Error e) {
       partFailed = true;
       throw e;
@@ -392,7 +479,9 @@ public final class BatchSink {
       throw new IOException("parquet part " + path + " was closed without its footer");
     }
     long size = partFile.position();
-    partCodecs.release();
+    if (partCodecs != sharedCodecs) {
+      partCodecs.release();
+    }
     clearPart();
     return size;
   }
@@ -415,6 +504,9 @@ public final class BatchSink {
   }
 
   private void clearPart() {
+    if (parts.length > 1) {
+      account(slot, 0);
+    }
     partPath = null;
     partFile = null;
     partCodecs = null;

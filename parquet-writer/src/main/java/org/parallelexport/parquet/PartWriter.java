@@ -135,6 +135,29 @@ final class PartWriter {
     return file.getPos() + columns.getBufferedSize();
   }
 
+  /**
+   * Binds the sink's value writers, which all parts share, to this part's row group again: another
+   * part that started a row group since took them over.
+   */
+  void rebind() {
+    for (ValueWriter writer : writers) {
+      writer.bind(columns, schema);
+    }
+  }
+
+  /** Bytes of the row group being buffered. */
+  long bufferedSize() {
+    return columns.getBufferedSize();
+  }
+
+  /** Writes the buffered rows out as a row group now, to give its memory back. */
+  void endRowGroup() throws IOException {
+    if (groupRows > 0) {
+      flushRowGroup();
+      startRowGroup();
+    }
+  }
+
   /** Writes the last row group and the footer, and closes the OutputFile's stream. */
   void close() throws IOException {
     flushRowGroup();

@@ -33,6 +33,11 @@ final class SinkOptions {
   // footer records it, as FileMetadata says.
   String compatibility = "none";
 
+  // Parts a partitioned export's worker keeps open at once, and the bytes their buffered row
+  // groups may take together (DESIGN.md, "Bounded memory").
+  int partWriters = 1;
+  long partMemoryBytes = Long.MAX_VALUE;
+
   static SinkOptions parse(String text) {
     SinkOptions options = new SinkOptions();
     KeyValueLines.parse(text, "option", true, options::set);
@@ -82,6 +87,12 @@ final class SinkOptions {
         break;
       case "fault_after_batches":
         faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
+        break;
+      case "part_writers":
+        partWriters = (int) Math.min(Integer.MAX_VALUE, positiveLong(key, value));
+        break;
+      case "part_memory_bytes":
+        partMemoryBytes = positiveLong(key, value);
         break;
       default:
         throw new IllegalArgumentException("unknown option: " + key);

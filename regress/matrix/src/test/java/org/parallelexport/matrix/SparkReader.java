@@ -32,7 +32,12 @@ final class SparkReader implements Reader {
   private final Map<Path, String> wholeFile = new HashMap<>();
 
   SparkReader() {
-    spark =
+    spark = localSession();
+  }
+
+  /** The local, loopback, UTC Spark session every Spark test here reads with. */
+  static SparkSession localSession() {
+    SparkSession session =
         SparkSession.builder()
             .master("local[1]")
             .appName("pep-reader-matrix")
@@ -43,7 +48,8 @@ final class SparkReader implements Reader {
             .config("spark.sql.datetime.java8API.enabled", "true")
             .config("spark.sql.shuffle.partitions", "1")
             .getOrCreate();
-    spark.sparkContext().setLogLevel("ERROR");
+    session.sparkContext().setLogLevel("ERROR");
+    return session;
   }
 
   @Override

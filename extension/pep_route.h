@@ -1,0 +1,39 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_route.h
+ *	  A partitioned export's worker: rows grouped by partition folder.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_route.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PEP_ROUTE_H
+#define PEP_ROUTE_H
+
+#include "access/tupdesc.h"
+
+#include "pep_shared.h"
+#include "pep_types.h"
+
+/* One partition folder this worker has met (any level; leaves hold parts). */
+typedef struct PEPLeaf
+{
+	char		path[MAXPGPATH];	/* hash key: the folder's path below staging */
+	int			entry;			/* this worker's ledger entry of the folder */
+	int			slot;			/* Java part slot of its open part, or -1 */
+	uint64		last_used;		/* when its part was last written to, for LRU */
+	int			nrows;			/* rows of the current round */
+	int			first;			/* where they start in the round's order */
+} PEPLeaf;
+
+typedef struct PEPRoute PEPRoute;
+
+extern PEPRoute *pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
+								  TupleDesc desc, int staging_fd);
+extern bool pep_route_add(PEPRoute *route, Datum *values, bool *isnull);
+extern int	pep_route_group(PEPRoute *route, PEPLeaf ***leaves);
+extern void pep_route_row(PEPRoute *route, PEPLeaf *leaf, int i, Datum **values, bool **isnull);
+extern void pep_route_reset(PEPRoute *route);
+
+#endif							/* PEP_ROUTE_H */

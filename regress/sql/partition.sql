@@ -1,0 +1,154 @@
+-- regress/sql/partition.sql: partition_by, run by pg_prove (tools/test.sh).
+-- Every refusal (unknown, duplicate or NULL column, every column, a type
+-- whose folder name does not read back, overwrite, too many partitions, a
+-- value that would read back as NULL) by SQLSTATE and message, each with a
+-- control that succeeds and each leaving nothing behind; then the folder
+-- names themselves: Hive's escapes, the NULL folder, ISO dates and
+-- timestamps whatever DateStyle and TimeZone say, _SUCCESS only at the
+-- root. The values inside the files are read back by DuckDB and Spark
+-- (regress/readback, regress/matrix).
+\set topic partition
+BEGIN;
+SET LOCAL client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+\ir ../lib/helpers.psql
+
+SELECT plan(34);
+
+DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
+CREATE EXTENSION parallel_export_parquet;
+
+-- Every path below dir, folders with a trailing slash, sorted; NULL if dir is absent.
+CREATE FUNCTION pg_temp.tree(dir text) RETURNS text[] LANGUAGE sql AS $$
+    WITH RECURSIVE t(rel, isdir) AS (
+        SELECT f, (pg_stat_file(dir || '/' || f)).isdir FROM pg_ls_dir(dir, true, false) AS f
+        UNION ALL
+        SELECT t.rel || '/' || f, (pg_stat_file(dir || '/' || t.rel || '/' || f)).isdir
+        FROM t, LATERAL pg_ls_dir(dir || '/' || t.rel, true, false) AS f
+        WHERE t.isdir)
+    SELECT CASE WHEN (pg_stat_file(dir, true)).isdir THEN
+        ARRAY(SELECT p FROM (SELECT rel || CASE WHEN isdir THEN '/' ELSE '' END AS p FROM t) AS s
+              ORDER BY p COLLATE "C")
+    END
+$$;
+
+-- The tree with part names reduced to "part", so counts per folder do not matter.
+CREATE FUNCTION pg_temp.shape(dir text) RETURNS text[] LANGUAGE sql AS $$
+    SELECT ARRAY(SELECT s FROM (SELECT DISTINCT regexp_replace(p, 'part-[0-9]{5}\.parquet$', 'part') AS s
+                                FROM unnest(pg_temp.tree(dir)) AS p) AS d ORDER BY s COLLATE "C")
+$$;
+
+-- Names in outdir that an export of this file left beside its targets.
+CREATE FUNCTION pg_temp.leftovers(base text) RETURNS text[] LANGUAGE sql AS $$
+    SELECT ARRAY(SELECT f FROM pg_ls_dir(regexp_replace(base, '/[^/]*$', ''), true, false) AS f
+                 WHERE f LIKE '.' || regexp_replace(base, '^.*/', '') || '%' ORDER BY 1)
+$$;
+
+CREATE TYPE part_mood AS ENUM ('calm', 'angry');
+CREATE TYPE part_pair AS (a integer, b integer);
+CREATE TABLE part_t AS
+    SELECT g AS id, g % 3 AS k, (g % 2 = 0) AS flag, 'v' || g % 4 AS txt,
+           g * 1.5 AS fl8, jsonb_build_object('g', g) AS js, ARRAY[g] AS arr,
+           row(g, g)::part_pair AS pair, '\x00'::bytea AS raw
+    FROM generate_series(1, 1000) AS g;
+
+-- Refusals, each checked before anything is touched.
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['nope'])$$, :'base' || '-r'),
+                 '42703', 'partition column "nope" is not a column of the source', 'an unknown column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['K'])$$, :'base' || '-r'),
+                 '42703', 'partition column "K" is not a column of the source', 'names are case-sensitive');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['k', 'flag', 'k'])$$, :'base' || '-r'),
+                 '42701', 'partition column "k" is named more than once', 'a duplicate column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT k, flag FROM part_t', %L, 1, partition_by => ARRAY['k', 'flag'])$$, :'base' || '-r'),
+                 '22023', 'cannot partition by every column of the source', 'partitioning by every column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY[]::text[])$$, :'base' || '-r'),
+                 '22023', 'partition_by must name at least one column', 'an empty partition_by is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['k', NULL])$$, :'base' || '-r'),
+                 '22004', 'partition_by must not contain NULL', 'a NULL column name is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT id, fl8::float8 AS f FROM part_t', %L, 1, partition_by => ARRAY['f'])$$, :'base' || '-r'),
+                 '0A000', 'cannot partition by column "f" of type double precision', 'a float column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['js'])$$, :'base' || '-r'),
+                 '0A000', 'cannot partition by column "js" of type jsonb', 'a jsonb column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['arr'])$$, :'base' || '-r'),
+                 '0A000', 'cannot partition by column "arr" of type integer[]', 'an array column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['pair'])$$, :'base' || '-r'),
+                 '0A000', 'cannot partition by column "pair" of type part_pair', 'a composite column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['raw'])$$, :'base' || '-r'),
+                 '0A000', 'cannot partition by column "raw" of type bytea', 'a bytea column is refused');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, overwrite => true, partition_by => ARRAY['k'])$$, :'base' || '-r'),
+                 '0A000', 'overwrite cannot be combined with partition_by', 'overwrite with partition_by is refused');
+SELECT is(pg_temp.listing(:'base' || '-r'), NULL, 'no refused export created its directory');
+SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and none left a lock or staging directory');
+
+-- Control for the refusals: the same table, partitioned by columns it may be.
+SELECT is(parallel_export_parquet('part_t', :'base' || '-ok', 2, partition_by => ARRAY['k', 'flag']),
+          1000::bigint, 'control: partitioning by an integer and a boolean works');
+SELECT is(pg_temp.shape(:'base' || '-ok'),
+          ARRAY['_SUCCESS', 'k=0/', 'k=0/flag=false/', 'k=0/flag=false/part', 'k=0/flag=true/', 'k=0/flag=true/part',
+                'k=1/', 'k=1/flag=false/', 'k=1/flag=false/part', 'k=1/flag=true/', 'k=1/flag=true/part',
+                'k=2/', 'k=2/flag=false/', 'k=2/flag=false/part', 'k=2/flag=true/', 'k=2/flag=true/part'],
+          'two levels of folders, parts only in the leaves, _SUCCESS only at the root');
+
+-- The partition limit: a superuser's setting, checked as folders are made.
+SET LOCAL parallel_export_parquet.max_partitions = 3;
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 2, partition_by => ARRAY['txt'])$$, :'base' || '-lim'),
+                 '54000', 'export would write more than 3 partitions', 'more partitions than the limit fail the export');
+SELECT is(pg_temp.listing(:'base' || '-lim'), NULL, 'and leave no directory');
+SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and no staging directory or lock');
+SET LOCAL parallel_export_parquet.max_partitions = 4;
+SELECT is(parallel_export_parquet('part_t', :'base' || '-lim', 2, partition_by => ARRAY['txt']), 1000::bigint,
+          'control: the same export within the limit works');
+RESET parallel_export_parquet.max_partitions;
+CREATE ROLE regress_part_user;
+SET LOCAL ROLE regress_part_user;
+SELECT throws_ok($$SET parallel_export_parquet.max_partitions = 100000$$, '42501', NULL,
+                 'only a superuser may change the partition limit');
+SELECT lives_ok($$SET parallel_export_parquet.partition_writers = 8$$,
+                'control: anyone may change the writer limit of their own exports');
+RESET ROLE;
+
+-- Values that would read back as NULL fail the export mid-way and leave nothing.
+CREATE TABLE part_marker AS SELECT g AS id, CASE WHEN g = 900 THEN '__HIVE_DEFAULT_PARTITION__' ELSE 'v' || g % 5 END AS txt
+    FROM generate_series(1, 1000) AS g;
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_marker', %L, 2, partition_by => ARRAY['txt'])$$, :'base' || '-mark'),
+                 '22023', 'partition column "txt" holds the value "__HIVE_DEFAULT_PARTITION__"',
+                 'a real value equal to the NULL marker is refused');
+SELECT is(pg_temp.listing(:'base' || '-mark'), NULL, 'and the export left no directory');
+SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and no staging directory, folder or lock');
+SELECT throws_ok(format($$SELECT parallel_export_parquet('SELECT id, CASE WHEN id = 7 THEN '''' ELSE ''x'' END AS t FROM part_t', %L, 1, partition_by => ARRAY['t'])$$, :'base' || '-empty'),
+                 '22023', 'partition column "t" holds an empty string', 'an empty string is refused');
+SELECT is(parallel_export_parquet('SELECT id, CASE WHEN id = 7 THEN NULL ELSE ''x'' END AS t FROM part_t', :'base' || '-null', 1,
+                                  partition_by => ARRAY['t']), 1000::bigint, 'control: NULL itself is written');
+SELECT is(pg_temp.shape(:'base' || '-null'),
+          ARRAY['_SUCCESS', 't=__HIVE_DEFAULT_PARTITION__/', 't=__HIVE_DEFAULT_PARTITION__/part', 't=x/', 't=x/part'],
+          'into the __HIVE_DEFAULT_PARTITION__ folder');
+
+-- Folder names: Hive's escapes, and text forms that no setting changes.
+SET LOCAL DateStyle = 'SQL, DMY';
+SET LOCAL TimeZone = 'Asia/Tokyo';
+SELECT is(parallel_export_parquet(
+    $q$SELECT n, v FROM (VALUES (1, 'a/b'), (2, 'x=y'), (3, '50%'), (4, 'with space'), (5, 'été'),
+                              (6, E'tab\there'), (7, '#:?*[]^{}\"'''), (8, 'plain')) AS s(n, v)$q$,
+    :'base' || '-esc', 2, partition_by => ARRAY['v']), 8::bigint, 'values needing escapes export');
+SELECT is(ARRAY(SELECT p FROM unnest(pg_temp.tree(:'base' || '-esc')) AS p WHERE p LIKE '%/' ORDER BY p COLLATE "C"),
+          ARRAY['v=%23%3A%3F%2A%5B%5D%5E%7B}%5C%22%27/', 'v=50%25/', 'v=a%2Fb/', 'v=plain/',
+                'v=tab%09here/', 'v=with space/', 'v=x%3Dy/', 'v=été/'],
+          'folder names are escaped as Hive escapes them');
+SELECT is(parallel_export_parquet(
+    $q$SELECT 1 AS n, date '2026-11-30' AS d, timestamp '2026-11-30 12:34:56.789' AS ts,
+              timestamptz '2026-11-30 12:34:56+01' AS tz, 'calm'::part_mood AS m,
+              'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, 12.50::numeric AS num, -7::bigint AS b$q$,
+    :'base' || '-time', 1, partition_by => ARRAY['d', 'ts', 'tz', 'm', 'u', 'num', 'b']), 1::bigint,
+    'dates, timestamps, enums, uuids, numerics and integers export');
+SELECT is((pg_temp.tree(:'base' || '-time'))[8],
+          'd=2026-11-30/ts=2026-11-30 12%3A34%3A56.789/tz=2026-11-30 11%3A34%3A56Z/m=calm/'
+          || 'u=a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11/num=12.50/b=-7/',
+          'in ISO form, the instant in UTC, whatever DateStyle and TimeZone are');
+
+-- No rows: nothing to put in a folder; _SUCCESS alone, as Spark writes.
+SELECT is(parallel_export_parquet('SELECT * FROM part_t WHERE false', :'base' || '-zero', 2, partition_by => ARRAY['k']),
+          0::bigint, 'an export without rows succeeds');
+SELECT is(pg_temp.tree(:'base' || '-zero'), ARRAY['_SUCCESS'], 'and writes only _SUCCESS');
+
+SELECT * FROM finish();
+ROLLBACK;
