@@ -13,7 +13,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(34);
+SELECT plan(35);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -77,6 +77,9 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partit
                  '0A000', 'cannot partition by column "raw" of type bytea', 'a bytea column is refused');
 SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, overwrite => true, partition_by => ARRAY['k'])$$, :'base' || '-r'),
                  '0A000', 'overwrite cannot be combined with partition_by', 'overwrite with partition_by is refused');
+SELECT throws_ok($$SELECT parallel_export_parquet('part_t', 's3://pep-bucket/part', 1, partition_by => ARRAY['k'])$$,
+                 '0A000', 'option "partition_by" is not supported for an object storage target',
+                 'partition_by into object storage is refused');
 SELECT is(pg_temp.listing(:'base' || '-r'), NULL, 'no refused export created its directory');
 SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and none left a lock or staging directory');
 
