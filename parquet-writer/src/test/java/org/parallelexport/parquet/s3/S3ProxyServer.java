@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 
 final class S3ProxyServer implements AutoCloseable {
   private final Path dir;
@@ -68,9 +70,15 @@ final class S3ProxyServer implements AutoCloseable {
     return text.toString();
   }
 
+  /** Stops the server, then removes its folder, which this object created. */
   @Override
   public void close() throws Exception {
     script("stop", dir.toString());
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   private static void script(String... args) throws Exception {
