@@ -28,6 +28,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 
 #include "pep_numeric.h"
 

@@ -210,7 +210,11 @@ pep_route_add(PEPRoute *route, Datum *values, bool *isnull)
 {
 	PEPLeaf    *leaf = pep_route_leaf(route, values, isnull);
 	MemoryContext old = MemoryContextSwitchTo(route->round_context);
+#if PG_VERSION_NUM >= 180000
+	MinimalTuple tuple = heap_form_minimal_tuple(route->desc, values, isnull, 0);
+#else
 	MinimalTuple tuple = heap_form_minimal_tuple(route->desc, values, isnull);
+#endif
 
 	MemoryContextSwitchTo(old);
 	if (leaf->nrows++ == 0)

@@ -29,6 +29,10 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 #include "pep_numeric.h"
 #include "pep_values.h"
 
