@@ -109,7 +109,7 @@ look() {
 }
 
 # DuckDB, through regress/readback's Query, over the objects of a prefix.
-mvn -B -ntp -q -f "$root/pom.xml" -pl regress/readback compile dependency:build-classpath \
+mvn -B -ntp -q -f "$root/pom.xml" -pl regress/readback compile org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath \
 	-Dmdep.outputFile="$WORK/readback.cp" >"$WORK/readback-build.log" 2>&1
 ok $? "the DuckDB read-back tool builds" "$(tail -20 "$WORK/readback-build.log")"
 duck() {
