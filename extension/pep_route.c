@@ -38,6 +38,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "pep_compat.h"
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_route.h"
@@ -210,11 +211,7 @@ pep_route_add(PEPRoute *route, Datum *values, bool *isnull)
 {
 	PEPLeaf    *leaf = pep_route_leaf(route, values, isnull);
 	MemoryContext old = MemoryContextSwitchTo(route->round_context);
-#if PG_VERSION_NUM >= 180000
-	MinimalTuple tuple = heap_form_minimal_tuple(route->desc, values, isnull, 0);
-#else
-	MinimalTuple tuple = heap_form_minimal_tuple(route->desc, values, isnull);
-#endif
+	MinimalTuple tuple = pep_form_minimal_tuple(route->desc, values, isnull);
 
 	MemoryContextSwitchTo(old);
 	if (leaf->nrows++ == 0)

@@ -33,6 +33,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "pep_compat.h"
 #include "pep_progress.h"
 #include "pep_stream.h"
 
@@ -104,12 +105,7 @@ pep_stream_inline(TupleTableSlot *slot)
 			values[i] = PointerGetDatum(detoast_external_attr((struct varlena *)
 															  DatumGetPointer(values[i])));
 	}
-#if PG_VERSION_NUM >= 180000
-	/* PostgreSQL 18 added the "extra" argument (bytes reserved ahead) */
-	return heap_form_minimal_tuple(desc, values, slot->tts_isnull, 0);
-#else
-	return heap_form_minimal_tuple(desc, values, slot->tts_isnull);
-#endif
+	return pep_form_minimal_tuple(desc, values, slot->tts_isnull);
 }
 
 static bool
