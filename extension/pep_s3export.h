@@ -78,7 +78,8 @@ extern void pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *p
 typedef struct PEPS3Worker PEPS3Worker;
 struct PEPSink;
 
-extern PEPS3Worker *pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, struct PEPSink *sink);
+extern PEPS3Worker *pep_s3w_open(PEPShared *shared, PEPS3Shared *s3);
+extern void pep_s3w_attach(PEPS3Worker *sw, struct PEPSink *sink);
 extern void pep_s3w_sweep(PEPS3Worker *sw);
 extern void pep_s3w_check_target(PEPS3Worker *sw);
 extern void pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key,

@@ -4,16 +4,18 @@
  *	  A worker's side of an export into s3://bucket/prefix: its JNI calls
  *	  into org.parallelexport.parquet.s3.S3Export, and the phases it waits for.
  *
- * The worker opens its S3Export right after its sink, with PostgreSQL's
- * signals blocked (pep_jvm_call_begin), because the session starts every
- * thread it will ever use there and threads inherit the signal mask
- * (DESIGN.md, "Who calls S3").  The export is attached to the sink, so each
- * part the sink opens is a multipart upload under the prefix; closing the
- * part leaves the upload pending.  Worker 0 checks the target before it
- * reports ready, so no worker reads a row of an export whose target is
- * refused.  After writing, each worker waits for PUBLISH, completes its own
- * uploads, and worker 0 writes _SUCCESS last once all have; then every
- * worker waits for COMMITTED.
+ * The worker opens its S3Export right after its JVM, before its sink, with
+ * PostgreSQL's signals blocked (pep_jvm_call_begin), because the session
+ * starts every thread it will ever use there and threads inherit the signal
+ * mask (DESIGN.md, "Who calls S3").  The session builds its client on its
+ * own threads and worker 0 sends its checks of the target at once, so both
+ * travel while the worker sets up its sink.  The export is then attached to
+ * the sink, so each part the sink opens is a multipart upload under the
+ * prefix; closing the part leaves the upload pending.  Worker 0 waits for
+ * the checks' answers before it reports ready, so no worker reads a row of
+ * an export whose target is refused.  After writing, each worker waits for
+ * PUBLISH, completes its own uploads, and worker 0 writes _SUCCESS last once
+ * all have; then every worker waits for COMMITTED.
  *
  * The exit path: opening the export registers a before_shmem_exit
  * callback, which runs on the FATAL that the leader's terminate turns into
@@ -56,6 +58,7 @@ struct PEPS3Worker
 	jmethodID	start_sweep;
 	jmethodID	sweep_step;
 	jmethodID	part_closed;
+	jmethodID	start_checks;
 	jmethodID	probe;
 	jmethodID	first_key;
 	jmethodID	previous_problem;
@@ -152,13 +155,12 @@ pep_s3w_exit(int code, Datum arg)
 }
 
 PEPS3Worker *
-pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
+pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 {
 	JNIEnv	   *env = pep_jvm_env();
 	PEPS3Worker *sw = MemoryContextAllocZero(TopMemoryContext, sizeof(PEPS3Worker));
 	jclass		cls = pep_jvm_class(PEP_S3_EXPORT_CLASS);
 	jmethodID	open;
-	jmethodID	attach;
 	jstring		settings;
 	jstring		bucket;
 	jstring		prefix;
@@ -169,14 +171,13 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
 
 	sw->shared = shared;
 	sw->s3 = s3;
-	sw->sink = pep_sink_object(sink);
 	open = pep_jvm_method(cls, "open",
 						  "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;"
 						  "Ljava/lang/String;Ljava/lang/String;)L" PEP_S3_EXPORT_CLASS ";", true);
-	attach = pep_jvm_method(cls, "attach", "(Lorg/parallelexport/parquet/BatchSink;)V", false);
 	sw->start_sweep = pep_jvm_method(cls, "startSweep", "()V", false);
 	sw->sweep_step = pep_jvm_method(cls, "sweepStep", "()Z", false);
 	sw->part_closed = pep_jvm_method(cls, "partClosed", "()V", false);
+	sw->start_checks = pep_jvm_method(cls, "startChecks", "()V", false);
 	sw->probe = pep_jvm_method(cls, "probe", "()V", false);
 	sw->first_key = pep_jvm_method(cls, "firstKey", "()Ljava/lang/String;", false);
 	sw->previous_problem = pep_jvm_method(cls, "previousExportProblem", "()Ljava/lang/String;",
@@ -211,10 +212,27 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3, PEPSink *sink)
 	s3->nopened++;
 	SpinLockRelease(&shared->mutex);
 
+	/* A dead record is swept first: it may hold objects under the prefix. */
+	if (ParallelWorkerNumber == 0 && !s3->sweep)
+		(void) pep_s3w_call(sw, sw->start_checks, false,
+							psprintf("could not check \"%s\"", s3->url));
+	return sw;
+}
+
+/* From now on every part the sink opens is an upload under the prefix. */
+void
+pep_s3w_attach(PEPS3Worker *sw, PEPSink *sink)
+{
+	JNIEnv	   *env = pep_jvm_env();
+	jclass		cls = pep_jvm_class(PEP_S3_EXPORT_CLASS);
+	jmethodID	attach = pep_jvm_method(cls, "attach",
+										"(Lorg/parallelexport/parquet/BatchSink;)V", false);
+	sigset_t	saved;
+
+	sw->sink = pep_sink_object(sink);
 	pep_jvm_call_begin(&saved);
 	(*env)->CallVoidMethod(env, sw->export, attach, sw->sink);
 	pep_jvm_call_end(&saved, "could not attach the object store to the parquet writer");
-	return sw;
 }
 
 /*

@@ -556,6 +556,9 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
 
 	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, w.shared->jvm_options);
+	/* First: its client and worker 0's checks get going while the sink is set up. */
+	if (s3 != NULL)
+		w.s3 = pep_s3w_open(w.shared, s3);
 	w.columns = columns;
 	file_columns = columns;
 	nfile_columns = w.shared->ncolumns;
@@ -575,7 +578,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 										  ALLOCSET_DEFAULT_SIZES);
 	if (s3 != NULL)
 	{
-		w.s3 = pep_s3w_open(w.shared, s3, w.sink);
+		pep_s3w_attach(w.s3, w.sink);
 		/* Worker 0 checks the target before it reports ready: no row is read before. */
 		if (ParallelWorkerNumber == 0)
 		{

@@ -17,6 +17,8 @@
 #   round trip   a table and a query (several parts, zstd) read back; the
 #                manifest in _SUCCESS lists exactly the parts, with their rows;
 #                parallel_export_parquet_last() and the LOG line name the URL;
+#                the table's workers load every class of the extension's jar
+#                (the S3 client's included) from the AppCDS archive;
 #   unpublished  paused after every part is written: no object listed, the
 #                uploads pending; cancelled, nothing left;
 #   not empty    a prefix holding someone else's object is refused, with and
@@ -185,9 +187,14 @@ objects_of() { grep -c '^object ' <<<"$1"; }
 # --- Round trip: a table and a query, read back by DuckDB value by value.
 pg_rows="$(psql -X -A -t -q -F $'\t' -c "SELECT id, t, n, CASE WHEN b THEN 'true' ELSE 'false' END, d, ts FROM pep_s3_types ORDER BY id")"
 # One session: parallel_export_parquet_last() is the session's last export.
-out=$(psql -X -A -t -q -c "SELECT parallel_export_parquet('pep_s3_types', 's3://$BUCKET/trip/table', 2)" \
+# Its workers log where each class came from (-Xlog:class+load, one file per
+# worker).
+out=$(psql -X -A -t -q -c "LOAD 'parallel_export_parquet'" \
+	-c "SELECT set_config('parallel_export_parquet.jvm_options', current_setting('parallel_export_parquet.jvm_options')
+		|| ' -Xlog:class+load=info:file=$WORK/classes-%p.log', false)" \
+	-c "SELECT parallel_export_parquet('pep_s3_types', 's3://$BUCKET/trip/table', 2)" \
 	-c "SELECT directory, rows, parts FROM parallel_export_parquet_last()" 2>&1)
-got=$(head -n 1 <<<"$out")
+got=$(sed -n 2p <<<"$out")
 last=$(tail -n 1 <<<"$out")
 assert_s3_whole "trip/table/" 50000 "$got" "round trip table: whole export, manifest matches the parts"
 duck_rows="$(duck trip/table "SELECT id, t, n, b, d::VARCHAR, ts::VARCHAR FROM parts ORDER BY id")"
@@ -198,6 +205,15 @@ ok $? "round trip table: DuckDB reads every value PostgreSQL holds" \
 ok $? "round trip table: parallel_export_parquet_last() names the URL and the parts" "$last"
 grep -q "exported 50000 rows of public.pep_s3_types to \"s3://$BUCKET/trip/table/\"" "$PEP_LOG"
 ok $? "round trip table: the LOG line names the URL"
+# Premise: both workers logged, and loaded classes from the archive.
+archived=$(cat "$WORK"/classes-*.log 2>/dev/null | grep -c 'source: shared objects file')
+[[ $(ls "$WORK"/classes-*.log 2>/dev/null | wc -l) == 2 && $archived -gt 1000 ]]
+ok $? "round trip table: both workers logged their class loading, $archived classes from the AppCDS archive"
+# slf4j 1.7's classes are Java 5 class files, which CDS cannot archive.
+outside=$(cat "$WORK"/classes-*.log 2>/dev/null | grep -F 'parallel_export_parquet.jar' | grep -v ' org\.slf4j\.')
+[[ -z "$outside" ]]
+ok $? "round trip table: no class of the extension's jar but slf4j's was loaded from outside the AppCDS archive" \
+	"$(wc -l <<<"$outside") loaded from the jar, among them:"$'\n'"$(head -n 10 <<<"$outside")"
 
 got=$(s3_export "'SELECT id, t, n FROM pep_s3_types WHERE id % 2 = 0', 's3://$BUCKET/trip/query', 2,
 	compression => 'zstd', file_size_bytes => 65536")

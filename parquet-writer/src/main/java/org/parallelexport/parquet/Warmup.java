@@ -6,9 +6,9 @@
  * -XX:ArchiveClassesAtExit, so the archive holds every class a real part needs: it lays out a
  * batch the way the C side does, with one column of every kind (a list of integers and a struct
  * of one integer among them, as nested payloads) and a NULL in each, and writes, closes and
- * deletes one part per codec through BatchSink, the same path a worker takes. One of the parts is
- * also uploaded through the object-store client to an in-process stand-in for S3 (S3Warmup), so
- * an s3:// export starts as fast without any network here.
+ * deletes one part per codec through BatchSink, the same path a worker takes. The snappy sink also
+ * exports into a stand-in for S3 on loopback (S3Warmup), so an s3:// export starts as fast without
+ * any network here.
  */
 package org.parallelexport.parquet;
 
@@ -138,11 +138,10 @@ public final class Warmup {
         sink.openPart(part.toString());
         sink.writeBatch(ROWS);
         sink.closePart();
-        if (codec.equals("snappy")) {
-          S3Warmup.train(
-              part, new CreatedByStamp("parallel_export_parquet " + BatchSink.WRITER_VERSION));
-        }
         Files.delete(part);
+        if (codec.equals("snappy")) {
+          S3Warmup.train(sink, ROWS);
+        }
       }
     } finally {
       Files.delete(dir);

@@ -8,7 +8,9 @@
  * any worker reads a row (probe, firstKey, previousExportProblem). In the PUBLISH phase each worker
  * completes its own pending uploads (completeAll); worker 0 then writes _SUCCESS last, the JSON
  * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
- * it replaced (deleteSuperseded).
+ * it replaced (deleteSuperseded). Worker 0 sends the checks' requests as soon as its session is
+ * open (startChecks), so that they travel while its Parquet writer is set up; probe and firstKey
+ * then wait for their answers.
  *
  * Every step is recorded in the export's ledger file first (S3Ledger; DESIGN.md, "The ledger
  * file"): "key K" before an upload is created, "upload K ID" once it has its id, "complete K"
@@ -36,6 +38,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 import org.apache.parquet.Version;
 import org.parallelexport.parquet.BatchSink;
@@ -52,7 +55,14 @@ public final class S3Export implements PartFile.Factory {
   // Most keys a prefix to overwrite may hold; an export has at most 8192 parts.
   private static final int LIST_LIMIT = 10_000;
   private static final Pattern PART_NAME = Pattern.compile("part-\\d{5,}-[0-9a-f]{12}\\.parquet");
-  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * Jackson's mapper, made when a manifest is first read or written: opening an export (and with it
+   * the session's client build) need not wait for Jackson's set-up.
+   */
+  private static final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+  }
 
   private final S3Session session;
   private final S3Ledger ledger;
@@ -68,6 +78,9 @@ public final class S3Export implements PartFile.Factory {
   private final List<String> superseded = new ArrayList<>();
   private byte[] previousManifest;
   private boolean successSent;
+  // Worker 0: the checks' requests sent by startChecks, until probe and firstKey take them.
+  private Future<?> probed;
+  private Future<List<String>> listed;
 
   private S3Export(
       S3Session session,
@@ -141,14 +154,29 @@ public final class S3Export implements PartFile.Factory {
     current = null;
   }
 
+  /**
+   * Worker 0, when it has no dead record to sweep first: sends the requests of probe and firstKey
+   * now, without waiting. They only read, and no row is read and nothing created before probe and
+   * firstKey have their answers.
+   */
+  public void startChecks() {
+    probed = session.probeLater(bucket);
+    listed = session.listKeysLater(bucket, prefix, 1);
+  }
+
   /** Worker 0, first: the bucket exists and these credentials reach it. */
   public void probe() throws IOException {
-    session.probe(bucket);
+    Future<?> request = probed != null ? probed : session.probeLater(bucket);
+    probed = null;
+    S3Session.await(request);
   }
 
   /** Worker 0: the first key under the prefix, or null when the prefix is empty. */
   public String firstKey() throws IOException {
-    List<String> keys = session.listKeys(bucket, prefix, 1);
+    Future<List<String>> request =
+        listed != null ? listed : session.listKeysLater(bucket, prefix, 1);
+    listed = null;
+    List<String> keys = S3Session.await(request);
     return keys.isEmpty() ? null : keys.get(0);
   }
 
@@ -164,7 +192,7 @@ public final class S3Export implements PartFile.Factory {
     }
     JsonNode root;
     try {
-      root = JSON.readTree(manifest.get());
+      root = Json.MAPPER.readTree(manifest.get());
     } catch (IOException e) {
       return "Its " + SUCCESS + " object is not a manifest of this extension.";
     }
@@ -225,7 +253,7 @@ public final class S3Export implements PartFile.Factory {
       String extensionVersion,
       String postgresVersion)
       throws IOException {
-    ObjectNode root = JSON.createObjectNode();
+    ObjectNode root = Json.MAPPER.createObjectNode();
     root.put("format", FORMAT);
     root.put("manifest_version", 1);
     root.put("export_id", exportId);
@@ -240,13 +268,13 @@ public final class S3Export implements PartFile.Factory {
     schema.put("parquet", sink.schema().toString());
     String avro = sink.metadata().get("parquet.avro.schema");
     if (avro != null) {
-      schema.set("avro", JSON.readTree(avro));
+      schema.set("avro", Json.MAPPER.readTree(avro));
     }
     ObjectNode versions = root.putObject("versions");
     versions.put("parallel_export_parquet", extensionVersion);
     versions.put("parquet_java", Version.VERSION_NUMBER);
     versions.put("postgresql", postgresVersion);
-    byte[] manifest = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    byte[] manifest = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
     ledger.success();
     successSent = true;
     session.put(bucket, prefix + SUCCESS, manifest, "application/json");

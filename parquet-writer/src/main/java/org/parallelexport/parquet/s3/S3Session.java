@@ -3,10 +3,19 @@
  *
  * The worker's main thread is a PostgreSQL backend with PostgreSQL's signal handlers. A thread
  * inherits its creator's signal mask, so every thread that could ever run here is started in the
- * constructor (the upload pool, prestarted, and the SDK's timeout scheduler, created with the
- * client), which the C side calls with PostgreSQL's signals blocked; after that, every request,
- * the main thread's included, runs on the pool, so that lazily created JDK threads (the HTTP
- * keep-alive timer) are born there too. The main thread only waits.
+ * constructor (the upload pool, prestarted), which the C side calls with PostgreSQL's signals
+ * blocked; after that, every request, the main thread's included, runs on the pool, so that lazily
+ * created threads (the SDK's timeout scheduler, the JDK's HTTP keep-alive timer) are born there
+ * too. The main thread only waits.
+ *
+ * The SDK client is built on the pool too, as the constructor's first task: a worker's main thread
+ * meanwhile sets up its Parquet writer, and requests submitted earlier than the client is ready
+ * (worker 0's checks of the target, S3Export.startChecks) wait for it on the pool. A client that
+ * cannot be built fails each request with the reason. The exit path's client, with short timeouts
+ * (forCleanup), is built only when an exit path first sends a request. A plain-http endpoint gets
+ * its connections straight from the JDK (httpClient(URI)): the SDK's default transport sets up TLS
+ * when it is built, which such an endpoint never uses and which costs a small export more than
+ * anything else the client does before its first request.
  *
  * Transient failures (HTTP 5xx, throttling, a reset or refused connection, a timeout) are retried
  * by the SDK's standard retry strategy with exponential backoff and jitter, up to max_attempts
@@ -20,6 +29,8 @@ import static java.util.Objects.requireNonNull;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -36,6 +48,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
@@ -51,6 +64,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.http.urlconnection.ProxyConfiguration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.regions.Region;
@@ -80,50 +94,51 @@ public final class S3Session implements AutoCloseable {
   private static final int CLEANUP_ATTEMPTS = 2;
   private static final int CLEANUP_CALL_TIMEOUT_MILLIS = 10_000;
 
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(60);
+
   private final S3Settings settings;
-  private final SdkHttpClient http;
-  private final S3Client client;
-  private final S3Client quick;
+  private final Transport http;
+  private final Future<S3Client> built;
+  private final CleanupClient quick;
+  private final Supplier<S3Client> client;
   private final ThreadPoolExecutor pool;
   private final AtomicBoolean failUploads;
   private final boolean owner;
 
   public S3Session(S3Settings settings) {
-    this(settings, httpClient());
+    this(settings, null);
   }
 
-  /** A session that sends its requests through {@code httpClient}, which it closes. */
+  /**
+   * A session that sends its requests through {@code httpClient}, which it closes; null: through
+   * the transport httpClient(URI) picks for the endpoint.
+   */
   S3Session(S3Settings settings, SdkHttpClient httpClient) {
     this.settings = requireNonNull(settings, "settings is null");
+    this.http = new Transport(settings, httpClient);
     this.pool = startPool(settings.uploadsInFlight + 1);
     this.failUploads = new AtomicBoolean();
-    try {
-      this.client =
-          buildClient(
-              settings,
-              httpClient,
-              settings.maxAttempts,
-              settings.callTimeoutMillis,
-              new FailingUploads(failUploads));
-      this.quick =
-          buildClient(settings, httpClient, CLEANUP_ATTEMPTS, CLEANUP_CALL_TIMEOUT_MILLIS, null);
-    } catch (RuntimeException e) {
-      httpClient.close();
-      pool.shutdownNow();
-      throw e;
-    }
-    this.http = httpClient;
+    FailingUploads faults = new FailingUploads(failUploads);
+    this.built =
+        pool.submit(
+            () ->
+                buildClient(
+                    settings, http, settings.maxAttempts, settings.callTimeoutMillis, faults));
+    this.quick = new CleanupClient(settings, http);
+    this.client = () -> awaitBuilt(built);
     this.owner = true;
   }
 
   /** A view of a session that shares its threads and clients and closes nothing. */
-  private S3Session(S3Session of, S3Client client) {
+  private S3Session(S3Session of, Supplier<S3Client> client) {
     this.settings = of.settings;
     this.pool = of.pool;
     this.failUploads = of.failUploads;
     this.http = of.http;
-    this.client = client;
+    this.built = of.built;
     this.quick = of.quick;
+    this.client = client;
     this.owner = false;
   }
 
@@ -149,7 +164,12 @@ public final class S3Session implements AutoCloseable {
 
   /** Checks up front that the bucket exists and these credentials reach it. */
   public void probe(String bucket) throws IOException {
-    run(bucket, null, () -> client.headBucket(b -> b.bucket(bucket)));
+    await(probeLater(bucket));
+  }
+
+  /** probe's request, sent on the pool; await() gives its outcome. */
+  public Future<?> probeLater(String bucket) {
+    return submit(bucket, null, () -> client.get().headBucket(b -> b.bucket(bucket)));
   }
 
   /** Starts a multipart upload of {@code key}; returns its upload id. */
@@ -159,6 +179,7 @@ public final class S3Session implements AutoCloseable {
         key,
         () ->
             client
+                .get()
                 .createMultipartUpload(
                     b -> b.bucket(bucket).key(key).contentType("application/vnd.apache.parquet"))
                 .uploadId());
@@ -171,17 +192,19 @@ public final class S3Session implements AutoCloseable {
         () -> {
           try {
             UploadPartResponse response =
-                client.uploadPart(
-                    b ->
-                        b.bucket(bucket)
-                            .key(key)
-                            .uploadId(uploadId)
-                            .partNumber(number)
-                            .contentLength((long) length),
-                    RequestBody.fromContentProvider(
-                        () -> new ByteArrayInputStream(data, 0, length),
-                        length,
-                        "application/octet-stream"));
+                client
+                    .get()
+                    .uploadPart(
+                        b ->
+                            b.bucket(bucket)
+                                .key(key)
+                                .uploadId(uploadId)
+                                .partNumber(number)
+                                .contentLength((long) length),
+                        RequestBody.fromContentProvider(
+                            () -> new ByteArrayInputStream(data, 0, length),
+                            length,
+                            "application/octet-stream"));
             return CompletedPart.builder().partNumber(number).eTag(response.eTag()).build();
           } catch (SdkException e) {
             throw S3Failure.of(bucket, key, e);
@@ -189,9 +212,9 @@ public final class S3Session implements AutoCloseable {
         });
   }
 
-  /** Waits for a part started by uploadPart; failures as from any other call. */
-  static CompletedPart await(Future<CompletedPart> part) throws IOException {
-    return get(part);
+  /** Waits for a request started by uploadPart or a ...Later method; failures as from any other. */
+  static <T> T await(Future<T> request) throws IOException {
+    return get(request);
   }
 
   /** Makes the upload's object visible under its key. */
@@ -201,12 +224,14 @@ public final class S3Session implements AutoCloseable {
         bucket,
         key,
         () ->
-            client.completeMultipartUpload(
-                b ->
-                    b.bucket(bucket)
-                        .key(key)
-                        .uploadId(uploadId)
-                        .multipartUpload(m -> m.parts(parts))));
+            client
+                .get()
+                .completeMultipartUpload(
+                    b ->
+                        b.bucket(bucket)
+                            .key(key)
+                            .uploadId(uploadId)
+                            .multipartUpload(m -> m.parts(parts))));
   }
 
   /**
@@ -219,7 +244,7 @@ public final class S3Session implements AutoCloseable {
         key,
         () -> {
           try {
-            client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+            client.get().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
             return true;
           } catch (NoSuchUploadException e) {
             // Already aborted or completed: nothing of it is pending any more.
@@ -235,7 +260,12 @@ public final class S3Session implements AutoCloseable {
 
   /** Up to {@code limit} keys under {@code prefix}, in key order. */
   public List<String> listKeys(String bucket, String prefix, int limit) throws IOException {
-    return run(
+    return await(listKeysLater(bucket, prefix, limit));
+  }
+
+  /** listKeys' requests, sent on the pool; await() gives their outcome. */
+  public Future<List<String>> listKeysLater(String bucket, String prefix, int limit) {
+    return submit(
         bucket,
         null,
         () -> {
@@ -244,12 +274,14 @@ public final class S3Session implements AutoCloseable {
           do {
             String from = token;
             ListObjectsV2Response page =
-                client.listObjectsV2(
-                    b ->
-                        b.bucket(bucket)
-                            .prefix(prefix)
-                            .continuationToken(from)
-                            .maxKeys(Math.min(1000, limit - keys.size())));
+                client
+                    .get()
+                    .listObjectsV2(
+                        b ->
+                            b.bucket(bucket)
+                                .prefix(prefix)
+                                .continuationToken(from)
+                                .maxKeys(Math.min(1000, limit - keys.size())));
             for (S3Object object : page.contents()) {
               keys.add(object.key());
             }
@@ -295,8 +327,10 @@ public final class S3Session implements AutoCloseable {
             String k = keyMarker;
             String u = idMarker;
             ListMultipartUploadsResponse page =
-                client.listMultipartUploads(
-                    b -> b.bucket(bucket).prefix(prefix).keyMarker(k).uploadIdMarker(u));
+                client
+                    .get()
+                    .listMultipartUploads(
+                        b -> b.bucket(bucket).prefix(prefix).keyMarker(k).uploadIdMarker(u));
             uploads.addAll(page.uploads());
             more = Boolean.TRUE.equals(page.isTruncated());
             keyMarker = page.nextKeyMarker();
@@ -319,7 +353,7 @@ public final class S3Session implements AutoCloseable {
           pool.submit(
               () -> {
                 try {
-                  return client.deleteObject(b -> b.bucket(bucket).key(key));
+                  return client.get().deleteObject(b -> b.bucket(bucket).key(key));
                 } catch (SdkException e) {
                   throw S3Failure.of(bucket, key, e);
                 }
@@ -346,9 +380,11 @@ public final class S3Session implements AutoCloseable {
         bucket,
         key,
         () ->
-            client.putObject(
-                b -> b.bucket(bucket).key(key).contentType(contentType),
-                RequestBody.fromBytes(data)));
+            client
+                .get()
+                .putObject(
+                    b -> b.bucket(bucket).key(key).contentType(contentType),
+                    RequestBody.fromBytes(data)));
   }
 
   /** A small object's bytes, or empty if there is no such key. */
@@ -359,34 +395,87 @@ public final class S3Session implements AutoCloseable {
         () -> {
           try {
             return Optional.of(
-                client.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
+                client.get().getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
           } catch (NoSuchKeyException e) {
             return Optional.empty();
           }
         });
   }
 
+  /**
+   * Closes the clients, the threads and the transport. Waits for the client's build first (it sends
+   * nothing, so it ends), so that no build is left running.
+   */
   @Override
   public void close() {
     if (!owner) {
       return;
     }
+    S3Client main = null;
+    try {
+      main = built.get();
+    } catch (ExecutionException | CancellationException e) {
+      // Never built: nothing of it to close.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     pool.shutdownNow();
-    client.close();
+    if (main != null) {
+      main.close();
+    }
     quick.close();
     http.close();
   }
 
+  /** The client {@code future} builds; the reason, if it could not be built. */
+  private static S3Client awaitBuilt(Future<S3Client> future) {
+    try {
+      return get(future);
+    } catch (IOException e) {
+      // Building sends nothing: only an interrupted wait ends here.
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The exit path's client (forCleanup), built when it first sends a request. */
+  private static final class CleanupClient implements Supplier<S3Client> {
+    private final S3Settings settings;
+    private final Transport http;
+    private S3Client client;
+
+    CleanupClient(S3Settings settings, Transport http) {
+      this.settings = settings;
+      this.http = http;
+    }
+
+    @Override
+    public synchronized S3Client get() {
+      if (client == null) {
+        client = buildClient(settings, http, CLEANUP_ATTEMPTS, CLEANUP_CALL_TIMEOUT_MILLIS, null);
+      }
+      return client;
+    }
+
+    synchronized void close() {
+      if (client != null) {
+        client.close();
+      }
+    }
+  }
+
   private <T> T run(String bucket, String key, Callable<T> call) throws IOException {
-    return get(
-        pool.submit(
-            () -> {
-              try {
-                return call.call();
-              } catch (SdkException e) {
-                throw S3Failure.of(bucket, key, e);
-              }
-            }));
+    return get(submit(bucket, key, call));
+  }
+
+  private <T> Future<T> submit(String bucket, String key, Callable<T> call) {
+    return pool.submit(
+        () -> {
+          try {
+            return call.call();
+          } catch (SdkException e) {
+            throw S3Failure.of(bucket, key, e);
+          }
+        });
   }
 
   private static <T> T get(Future<T> future) throws IOException {
@@ -411,11 +500,76 @@ public final class S3Session implements AutoCloseable {
     }
   }
 
+  /** The SDK's default transport over HttpURLConnection, with this session's timeouts. */
   static SdkHttpClient httpClient() {
     return UrlConnectionHttpClient.builder()
-        .connectionTimeout(Duration.ofSeconds(10))
-        .socketTimeout(Duration.ofSeconds(60))
+        .connectionTimeout(CONNECT_TIMEOUT)
+        .socketTimeout(SOCKET_TIMEOUT)
         .build();
+  }
+
+  /**
+   * The transport for {@code endpoint} (null: AWS's, which the SDK resolves). A plain-http endpoint
+   * reached without a proxy gets its connections as the SDK's default opens them for it (the JDK's
+   * HttpURLConnection, the same timeouts), without the TLS set-up the default does when it is
+   * built; anything else, or any proxy setting, gets the default.
+   */
+  static SdkHttpClient httpClient(URI endpoint) {
+    if (endpoint != null
+        && "http".equalsIgnoreCase(endpoint.getScheme())
+        && ProxyConfiguration.builder().build().host() == null) {
+      return UrlConnectionHttpClient.create(S3Session::plainConnection);
+    }
+    return httpClient();
+  }
+
+  private static HttpURLConnection plainConnection(URI uri) {
+    try {
+      HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
+      connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+      connection.setReadTimeout((int) SOCKET_TIMEOUT.toMillis());
+      return connection;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The endpoint and the transport, found and made by the first client built (on the pool), once;
+   * closed by close().
+   */
+  private static final class Transport {
+    private final S3Settings settings;
+    private SdkHttpClient client;
+    private URI endpoint;
+    private boolean resolved;
+
+    Transport(S3Settings settings, SdkHttpClient given) {
+      this.settings = settings;
+      this.client = given;
+    }
+
+    /** The endpoint requests go to; null when the SDK resolves AWS's. */
+    synchronized URI endpoint() {
+      if (!resolved) {
+        endpoint = settings.endpoint != null ? settings.endpoint : chainEndpoint(settings.profile);
+        resolved = true;
+      }
+      return endpoint;
+    }
+
+    synchronized SdkHttpClient get() {
+      if (client == null) {
+        client = httpClient(endpoint());
+      }
+      return client;
+    }
+
+    synchronized void close() {
+      if (client != null) {
+        client.close();
+      }
+    }
   }
 
   private static ThreadPoolExecutor startPool(int threads) {
@@ -438,14 +592,14 @@ public final class S3Session implements AutoCloseable {
 
   private static S3Client buildClient(
       S3Settings settings,
-      SdkHttpClient httpClient,
+      Transport transport,
       int maxAttempts,
       int callTimeoutMillis,
       ExecutionInterceptor interceptor) {
-    URI endpoint = settings.endpoint != null ? settings.endpoint : chainEndpoint(settings.profile);
+    URI endpoint = transport.endpoint();
     S3ClientBuilder builder =
         S3Client.builder()
-            .httpClient(httpClient)
+            .httpClient(transport.get())
             .region(region(settings, endpoint))
             .credentialsProvider(credentials(settings))
             .forcePathStyle(settings.pathStyleFor(endpoint))

@@ -1,145 +1,223 @@
 /*
- * S3Warmup: the object-store half of the AppCDS training run (Warmup), with no network at all.
+ * S3Warmup: the object-store half of the AppCDS training run (Warmup), on loopback only.
  *
  * A worker exporting to s3:// loads the SDK's client, its request marshallers and response
- * parsers, signing, retries and the HTTP transport; without the archive that costs a small export
- * most of a second. The training must run where `make install` runs, which may have no network
- * and certainly no object store, so the session here talks to Canned, an in-process HTTP client
- * that answers each request the way S3 does (XML bodies, ETag headers, one 404 error), and goes
- * through every call a worker makes: a part streamed through MultipartOutputFile, completed and
- * aborted, listings, a delete, the manifest's put and get. The real transport is built and a
- * request prepared on it, never sent, so its classes are archived too.
+ * parsers, signing, retries, the credential and region chains, the JDK's HTTP transport and this
+ * package; without the archive that costs a small export most of a second. The training must run
+ * where `make install` runs, which may have no network and certainly no object store, so it
+ * answers S3's requests itself: Loopback, a minimal HTTP/1.1 server on 127.0.0.1 that answers each
+ * the way S3 does (XML bodies, ETag headers, 100 Continue). Through the real transport,
+ * the training goes the way a worker goes, twice: with the endpoint, region and keys given (a
+ * foreign server's settings) and with the SDK's standard chain finding them (system properties
+ * here, the environment in a worker). Each time an S3Export checks the target, writes a part of
+ * the training's sink into an upload, publishes it with its manifest, reads the manifest back as
+ * an overwrite does, and undoes everything through its exit path.
  */
 package org.parallelexport.parquet.s3;
 
-import java.io.ByteArrayInputStream;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URI;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import org.apache.parquet.io.PositionOutputStream;
-import org.parallelexport.parquet.CreatedByStamp;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.http.AbortableInputStream;
-import software.amazon.awssdk.http.ExecutableHttpRequest;
-import software.amazon.awssdk.http.HttpExecuteRequest;
-import software.amazon.awssdk.http.HttpExecuteResponse;
-import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.SdkHttpFullRequest;
-import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.SdkHttpResponse;
+import java.util.Locale;
+import org.parallelexport.parquet.BatchSink;
 
 public final class S3Warmup {
   private static final String BUCKET = "warmup";
+  private static final String PREFIX = "p/";
+  private static final String EXPORT_ID = "000000000000";
+  private static final String PART = "part-00000-" + EXPORT_ID + ".parquet";
+  private static final String[] CHAIN_PROPERTIES = {
+    "aws.endpointUrl", "aws.region", "aws.accessKeyId", "aws.secretAccessKey"
+  };
 
   private S3Warmup() {}
 
-  /** Runs every object-store call a worker makes once, uploading the Parquet file {@code part}. */
-  public static void train(Path part, CreatedByStamp stamp) throws IOException {
-    DefaultCredentialsProvider.builder().build().close();
-    prepareOnly();
-    S3Settings settings =
-        S3Settings.parse(
-            "endpoint=http://127.0.0.1:9\nregion=us-east-1\naccess_key_id=warmup\n"
-                + "secret_access_key=warmup\nmax_attempts=1\n");
-    try (S3Session session = new S3Session(settings, new Canned())) {
-      session.probe(BUCKET);
-      MultipartOutputFile file =
-          new MultipartOutputFile(session, BUCKET, "p/part-0.parquet", stamp);
-      try (PositionOutputStream out = file.create(0)) {
-        out.write(Files.readAllBytes(part));
+  /**
+   * Exports {@code rows} rows of {@code sink}'s buffer into a stand-in for S3 on loopback, once
+   * with given settings and once through the standard chain; the sink writes into uploads after.
+   * Without a loopback interface it trains nothing and says so.
+   */
+  public static void train(BatchSink sink, int rows) throws IOException {
+    ServerSocket socket;
+    try {
+      socket = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
+    } catch (IOException e) {
+      System.err.println(
+          "S3Warmup: no loopback interface (" + e + "); the archive leaves out the S3 client");
+      return;
+    }
+    // An https endpoint's transport sets up TLS as it is built.
+    S3Session.httpClient().close();
+    String endpoint = "http://127.0.0.1:" + socket.getLocalPort();
+    Path ledger = Files.createTempFile("pep-warmup", ".ledger");
+    try (Loopback server = new Loopback(socket)) {
+      export(
+          sink,
+          rows,
+          ledger,
+          "endpoint="
+              + endpoint
+              + "\nregion=us-east-1\naccess_key_id=warmup\nsecret_access_key=warmup\n"
+              + "max_attempts=1\n");
+      String[] values = {endpoint, "us-east-1", "warmup", "warmup"};
+      for (int i = 0; i < CHAIN_PROPERTIES.length; i++) {
+        System.setProperty(CHAIN_PROPERTIES[i], values[i]);
       }
-      file.pending().complete(session);
-      file.abort();
-      session.listKeys(BUCKET, "p/", 10);
-      session.listUploads(BUCKET, "p/");
-      session.delete(BUCKET, List.of("p/part-0.parquet"));
-      session.put(BUCKET, "p/_SUCCESS", "{}".getBytes(StandardCharsets.UTF_8), "application/json");
-      session.get(BUCKET, "p/_SUCCESS");
-      session.get(BUCKET, "missing");
+      export(sink, rows, ledger, "path_style=true\nmax_attempts=1\n");
+    } finally {
+      for (String property : CHAIN_PROPERTIES) {
+        System.clearProperty(property);
+      }
+      Files.delete(ledger);
     }
   }
 
-  /** Builds the real transport and prepares a request on it without connecting. */
-  private static void prepareOnly() {
-    try (SdkHttpClient http = S3Session.httpClient()) {
-      SdkHttpFullRequest request =
-          SdkHttpFullRequest.builder()
-              .method(SdkHttpMethod.GET)
-              .uri(URI.create("http://127.0.0.1:9/" + BUCKET))
-              .build();
-      http.prepareRequest(HttpExecuteRequest.builder().request(request).build()).abort();
+  /** One worker's way through an export with these settings, ending in its exit path. */
+  private static void export(BatchSink sink, int rows, Path ledger, String settings)
+      throws IOException {
+    S3Export export = S3Export.open(settings, BUCKET, PREFIX, EXPORT_ID, ledger.toString());
+    export.startChecks();
+    export.probe();
+    export.firstKey();
+    export.attach(sink);
+    sink.openPart(PART);
+    sink.writeBatch(rows);
+    long bytes = sink.closePart();
+    export.partClosed();
+    export.completeAll();
+    export.writeSuccess(
+        sink, new String[] {PART}, new long[] {rows}, new long[] {bytes}, "warmup", "warmup");
+    export.previousExportProblem();
+    String left = export.undo();
+    if (left != null) {
+      throw new IOException("S3Warmup: the exit path left something: " + left);
     }
   }
 
-  /** Answers S3 requests in memory, as S3 would for a bucket that accepts everything. */
-  private static final class Canned implements SdkHttpClient {
-    @Override
-    public ExecutableHttpRequest prepareRequest(HttpExecuteRequest request) {
-      return new ExecutableHttpRequest() {
-        @Override
-        public HttpExecuteResponse call() throws IOException {
-          return answer(request);
-        }
+  /** Answers S3 requests on loopback, as S3 would for a bucket that accepts everything. */
+  private static final class Loopback implements Closeable {
+    private final ServerSocket socket;
 
-        @Override
-        public void abort() {}
-      };
+    Loopback(ServerSocket socket) {
+      this.socket = socket;
+      Thread accept = new Thread(this::accept, "pep-s3-warmup");
+      accept.setDaemon(true);
+      accept.start();
     }
 
     @Override
-    public void close() {}
+    public void close() throws IOException {
+      socket.close();
+    }
 
-    private static HttpExecuteResponse answer(HttpExecuteRequest request) throws IOException {
-      if (request.contentStreamProvider().isPresent()) {
-        try (InputStream in = request.contentStreamProvider().get().newStream()) {
-          in.transferTo(OutputStream.nullOutputStream());
+    private void accept() {
+      try {
+        while (true) {
+          Socket connection = socket.accept();
+          Thread serve = new Thread(() -> serve(connection), "pep-s3-warmup-connection");
+          serve.setDaemon(true);
+          serve.start();
+        }
+      } catch (IOException e) {
+        // Closed: the training is over.
+      }
+    }
+
+    /** Serves one kept-alive connection until the client closes it. */
+    private static void serve(Socket connection) {
+      try (connection;
+          InputStream in = new BufferedInputStream(connection.getInputStream());
+          OutputStream out = connection.getOutputStream()) {
+        String requestLine;
+        while ((requestLine = line(in)) != null && !requestLine.isEmpty()) {
+          long length = 0;
+          boolean expectContinue = false;
+          String header;
+          while ((header = line(in)) != null && !header.isEmpty()) {
+            String lower = header.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("content-length:")) {
+              length = Long.parseLong(lower.substring("content-length:".length()).trim());
+            } else if (lower.startsWith("expect:") && lower.contains("100-continue")) {
+              expectContinue = true;
+            }
+          }
+          if (expectContinue) {
+            out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+          }
+          in.skipNBytes(length);
+          answer(requestLine, out);
+        }
+      } catch (IOException e) {
+        // The client went away; the training notices through its own request.
+      }
+    }
+
+    /** One line without its CRLF; null at the end of the stream. */
+    private static String line(InputStream in) throws IOException {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      int b;
+      while ((b = in.read()) != '\n') {
+        if (b < 0) {
+          return bytes.size() == 0 ? null : bytes.toString(StandardCharsets.US_ASCII);
+        }
+        if (b != '\r') {
+          bytes.write(b);
         }
       }
-      SdkHttpRequest http = request.httpRequest();
-      var query = http.rawQueryParameters();
-      String method = http.method().name();
+      return bytes.toString(StandardCharsets.US_ASCII);
+    }
+
+    private static void answer(String requestLine, OutputStream out) throws IOException {
+      String[] words = requestLine.split(" ");
+      String method = words[0];
+      String target = words.length > 1 ? words[1] : "/";
+      int question = target.indexOf('?');
+      String query = question < 0 ? "" : "&" + target.substring(question + 1);
       String body = "";
       int status = 200;
-      if (query.containsKey("uploads") && method.equals("POST")) {
+      if (method.equals("POST") && query.contains("&uploads")) {
         body =
             "<InitiateMultipartUploadResult><Bucket>warmup</Bucket><Key>k</Key>"
                 + "<UploadId>u</UploadId></InitiateMultipartUploadResult>";
-      } else if (query.containsKey("uploadId") && method.equals("POST")) {
+      } else if (method.equals("POST") && query.contains("&uploadId=")) {
         body =
             "<CompleteMultipartUploadResult><Bucket>warmup</Bucket><Key>k</Key>"
                 + "<ETag>\"e\"</ETag></CompleteMultipartUploadResult>";
-      } else if (query.containsKey("list-type")) {
+      } else if (method.equals("GET") && query.contains("&list-type=")) {
         body =
-            "<ListBucketResult><Name>warmup</Name><KeyCount>0</KeyCount><MaxKeys>10</MaxKeys>"
+            "<ListBucketResult><Name>warmup</Name><KeyCount>0</KeyCount><MaxKeys>1</MaxKeys>"
                 + "<IsTruncated>false</IsTruncated></ListBucketResult>";
-      } else if (query.containsKey("uploads")) {
+      } else if (method.equals("GET") && query.contains("&uploads")) {
         body =
             "<ListMultipartUploadsResult><Bucket>warmup</Bucket><IsTruncated>false</IsTruncated>"
                 + "</ListMultipartUploadsResult>";
       } else if (method.equals("DELETE")) {
         status = 204;
-      } else if (method.equals("GET") && http.encodedPath().endsWith("/missing")) {
-        status = 404;
-        body = "<Error><Code>NoSuchKey</Code><Message>none</Message></Error>";
       } else if (method.equals("GET")) {
         body = "{}";
       }
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      return HttpExecuteResponse.builder()
-          .response(
-              SdkHttpResponse.builder()
-                  .statusCode(status)
-                  .putHeader("ETag", "\"e\"")
-                  .putHeader("Content-Length", Integer.toString(bytes.length))
-                  .build())
-          .responseBody(AbortableInputStream.create(new ByteArrayInputStream(bytes)))
-          .build();
+      String head =
+          "HTTP/1.1 "
+              + (status == 204 ? "204 No Content" : "200 OK")
+              + "\r\nETag: \"e\"\r\nContent-Type: application/xml\r\nContent-Length: "
+              + bytes.length
+              + "\r\n\r\n";
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
+      if (!method.equals("HEAD")) {
+        out.write(bytes);
+      }
+      out.flush();
     }
   }
 }
