@@ -8,8 +8,9 @@
  * answers S3's requests itself: Loopback, a minimal HTTP/1.1 server on 127.0.0.1 that answers each
  * the way S3 does (XML bodies, ETag headers, 100 Continue). Through the real transport,
  * the training goes the way a worker goes, twice: with the endpoint, region and keys given (a
- * foreign server's settings) and with the SDK's standard chain finding them (system properties
- * here, the environment in a worker). Each time an S3Export checks the target, writes a part of
+ * foreign server's settings) and with the SDK's standard chain finding them (system properties and
+ * a credentials file here, the environment in a worker; either way the chain's first provider
+ * fails first). Each time an S3Export checks the target, writes a part of
  * the training's sink into an upload, publishes it with its manifest, reads the manifest back as
  * an overwrite does, and undoes everything through its exit path.
  */
@@ -36,7 +37,7 @@ public final class S3Warmup {
   private static final String EXPORT_ID = "000000000000";
   private static final String PART = "part-00000-" + EXPORT_ID + ".parquet";
   private static final String[] CHAIN_PROPERTIES = {
-    "aws.endpointUrl", "aws.region", "aws.accessKeyId", "aws.secretAccessKey"
+    "aws.endpointUrl", "aws.region", "aws.configFile", "aws.sharedCredentialsFile"
   };
 
   private S3Warmup() {}
@@ -59,6 +60,8 @@ public final class S3Warmup {
     S3Session.httpClient().close();
     String endpoint = "http://127.0.0.1:" + socket.getLocalPort();
     Path ledger = Files.createTempFile("pep-warmup", ".ledger");
+    Path config = Files.createTempFile("pep-warmup", ".config");
+    Path credentials = Files.createTempFile("pep-warmup", ".credentials");
     try (Loopback server = new Loopback(socket)) {
       export(
           sink,
@@ -68,7 +71,9 @@ public final class S3Warmup {
               + endpoint
               + "\nregion=us-east-1\naccess_key_id=warmup\nsecret_access_key=warmup\n"
               + "max_attempts=1\n");
-      String[] values = {endpoint, "us-east-1", "warmup", "warmup"};
+      Files.writeString(
+          credentials, "[default]\naws_access_key_id = warmup\naws_secret_access_key = warmup\n");
+      String[] values = {endpoint, "us-east-1", config.toString(), credentials.toString()};
       for (int i = 0; i < CHAIN_PROPERTIES.length; i++) {
         System.setProperty(CHAIN_PROPERTIES[i], values[i]);
       }
@@ -78,6 +83,8 @@ public final class S3Warmup {
         System.clearProperty(property);
       }
       Files.delete(ledger);
+      Files.delete(config);
+      Files.delete(credentials);
     }
   }
 
