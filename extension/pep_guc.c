@@ -57,8 +57,8 @@ pep_define_gucs(void)
 	/*
 	 * The Tier4 thresholds are ten times HotSpot's: C2 then compiles only
 	 * what runs per value, not what runs per page or row group (page
-	 * headers, statistics, thrift), which took a worker 0.9 to 1.3 s of C2
-	 * compiler time per export whatever its size; with them 0.45 to 0.65 s,
+	 * headers, statistics, thrift), which took a worker 0.85 to 1.4 s of C2
+	 * compiler time per export whatever its size; with them 0.35 to 0.65 s,
 	 * and the per-value code runs no slower (bench/README.md).
 	 */
 	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
