@@ -1,6 +1,5 @@
 package org.parallelexport.matrix;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +22,10 @@ import org.apache.arrow.vector.complex.ListVector;
 
 /**
  * Apache Arrow C++ (the reader under pyarrow and pandas) through arrow-dataset's JNI binding: the
- * C++ Parquet reader decodes into Arrow arrays, read here through Arrow Java's vectors.
+ * C++ Parquet reader decodes into Arrow arrays, read here through Arrow Java's vectors. A folder or
+ * prefix is a dataset of the files found under it (those named _* skipped); an s3:// export is read
+ * through Arrow's own S3 filesystem. The Java binding discovers no partitioning (its factory takes
+ * no partitioning option), so a partition column of a Hive tree is not found.
  */
 final class ArrowReader implements Reader {
   private final BufferAllocator allocator = new RootAllocator();
@@ -34,11 +36,15 @@ final class ArrowReader implements Reader {
   }
 
   @Override
-  public Map<String, Read> read(Path file, List<String> columns) {
+  public Map<String, Read> read(Source source, List<String> columns) {
+    String uri =
+        source.kind() == Source.Kind.S3
+            ? source.s3().lake().arrowUri(source.s3())
+            : source.local().toUri().toString();
     Map<String, Read> out = new LinkedHashMap<>();
     for (String c : columns) {
       try {
-        out.put(c, new Read(column(file, c), null));
+        out.put(c, column(uri, c));
       } catch (Exception e) {
         out.put(c, Read.failed(e));
       }
@@ -46,15 +52,14 @@ final class ArrowReader implements Reader {
     return out;
   }
 
-  private Map<Integer, Object> column(Path file, String c) throws Exception {
+  /** Column c of the dataset at uri by id, with the Arrow type it was read as. */
+  private Read column(String uri, String c) throws Exception {
     Map<Integer, Object> values = new TreeMap<>();
+    String type = null;
     ScanOptions options = new ScanOptions(4096, Optional.of(new String[] {"id", c}));
     try (FileSystemDatasetFactory factory =
             new FileSystemDatasetFactory(
-                allocator,
-                NativeMemoryPool.getDefault(),
-                FileFormat.PARQUET,
-                file.toUri().toString());
+                allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET, uri);
         Dataset dataset = factory.finish();
         Scanner scanner = dataset.newScan(options);
         org.apache.arrow.vector.ipc.ArrowReader reader = scanner.scanBatches()) {
@@ -62,13 +67,14 @@ final class ArrowReader implements Reader {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         FieldVector ids = root.getVector("id");
         FieldVector v = root.getVector(c);
+        type = v.getField().getType().toString();
         for (int i = 0; i < root.getRowCount(); i++) {
           int row = i;
           values.put((Integer) ids.getObject(i), Reader.guarded(() -> value(v, row)));
         }
       }
     }
-    return values;
+    return new Read(values, null, type);
   }
 
   /**
