@@ -35,6 +35,7 @@ final class ArrowReader implements Reader {
     return "Arrow C++ " + Dataset.class.getPackage().getImplementationVersion();
   }
 
+  /** Discovers the dataset once, then scans it once per column. */
   @Override
   public Map<String, Read> read(Source source, List<String> columns) {
     String uri =
@@ -42,26 +43,29 @@ final class ArrowReader implements Reader {
             ? source.s3().lake().arrowUri(source.s3())
             : source.local().toUri().toString();
     Map<String, Read> out = new LinkedHashMap<>();
-    for (String c : columns) {
-      try {
-        out.put(c, column(uri, c));
-      } catch (Exception e) {
-        out.put(c, Read.failed(e));
+    try (FileSystemDatasetFactory factory =
+            new FileSystemDatasetFactory(
+                allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET, uri);
+        Dataset dataset = factory.finish()) {
+      for (String c : columns) {
+        try {
+          out.put(c, column(dataset, c));
+        } catch (Exception e) {
+          out.put(c, Read.failed(e));
+        }
       }
+    } catch (Exception e) {
+      columns.forEach(c -> out.put(c, Read.failed(e)));
     }
     return out;
   }
 
-  /** Column c of the dataset at uri by id, with the Arrow type it was read as. */
-  private Read column(String uri, String c) throws Exception {
+  /** Column c of dataset by id, with the Arrow type it was read as. */
+  private static Read column(Dataset dataset, String c) throws Exception {
     Map<Integer, Object> values = new TreeMap<>();
     String type = null;
     ScanOptions options = new ScanOptions(4096, Optional.of(new String[] {"id", c}));
-    try (FileSystemDatasetFactory factory =
-            new FileSystemDatasetFactory(
-                allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET, uri);
-        Dataset dataset = factory.finish();
-        Scanner scanner = dataset.newScan(options);
+    try (Scanner scanner = dataset.newScan(options);
         org.apache.arrow.vector.ipc.ArrowReader reader = scanner.scanBatches()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();

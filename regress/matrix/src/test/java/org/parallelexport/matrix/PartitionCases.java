@@ -14,8 +14,10 @@ import org.parallelexport.readback.TypeCases;
  * from the id, of the types partition_by writes as folder names that readers type by themselves:
  * boolean, date, integer (NULL in some rows: the folder __HIVE_DEFAULT_PARTITION__) and text (NULL
  * in some rows, and values Hive escapes: "/", "=", "%", ":", "?", "#", "[", "]"; a space and UTF-8
- * as they are). One export keeps the partition columns in the folder names only (the default), one
- * also in the files (write_partition_columns), which a reader of single files needs.
+ * as they are). All four follow id % 4, so the tree has four leaf folders: a reader's cost grows
+ * with the number of files, not with the values' variety. One export keeps the partition columns in
+ * the folder names only (the default), one also in the files (write_partition_columns), which a
+ * reader of single files needs.
  */
 final class PartitionCases {
   /** A partition column: its SQL over the fixture table t, and its value in canonical text. */
@@ -31,7 +33,7 @@ final class PartitionCases {
 
   static final List<Key> KEYS =
       List.of(
-          new Key("p_bool", "bool", "boolean", "t.id % 3 = 0", "%s::text"),
+          new Key("p_bool", "bool", "boolean", "t.id % 4 < 2", "%s::text"),
           new Key(
               "p_date",
               "date",
@@ -42,7 +44,7 @@ final class PartitionCases {
               "p_int",
               "int4",
               "integer",
-              "CASE WHEN t.id % 5 = 0 THEN NULL ELSE t.id % 3 - 1 END",
+              "CASE WHEN t.id % 4 < 3 THEN t.id % 4 - 1 END",
               "%s::text"),
           new Key(
               "p_text",
