@@ -14,9 +14,12 @@
 # polled every 100 ms) for 10, 160 and 10,000 partitions, on the first
 # BENCH_MEM_ROWS rows ordered by the partition column (a query source, so
 # each worker meets folders in runs, as a table clustered by them would).
+# With BENCH_S3=1, the same memory runs again into s3:// on an S3Proxy the
+# script starts (regress/lib/s3proxy.sh) and reaches through a foreign
+# server, so a worker's upload buffers are in the peak too.
 #
 # Usage: bench/partition.sh   Environment: BENCH_ROWS [10000000],
-# BENCH_RUNS [1], BENCH_MEM_ROWS [1000000], BENCH_RESULTS
+# BENCH_RUNS [1], BENCH_MEM_ROWS [1000000], BENCH_S3 [0], BENCH_RESULTS
 # [bench/results/partition.md].  Every export is checked: rows returned and
 # row count read back equal.
 
@@ -61,6 +64,20 @@ peak_worker_kb() {
 	echo "$peak"
 }
 
+# The memory table: TARGET is a directory or an s3:// URL whose objects lie
+# in the folder FILES, ARGS more options.
+memory_runs() {
+	local target="$1" files="$2" args="$3" col kb
+	echo "| partitions | peak worker RSS | files |"
+	echo "|---|---|---|"
+	for col in p10 p160 p10k; do
+		kb=$(peak_worker_kb q -c "SELECT parallel_export_parquet('SELECT * FROM tp WHERE id <= $MEM_ROWS ORDER BY $col', '$target/mem-$col', 2, partition_by => ARRAY['$col']$args)")
+		grep -q "^$MEM_ROWS\$" "$OUT.last" || { cat "$OUT.last" >&2; exit 1; }
+		printf '| %s | %d MB | %d |\n' "$(q -c "SELECT count(DISTINCT $col) FROM tp WHERE id <= $MEM_ROWS")" \
+			"$((kb / 1024))" "$(find "$files/mem-$col" -name 'part-*.parquet' | wc -l)"
+	done
+}
+
 # Seconds of one export into a fresh directory; checks its rows.
 run_export() {
 	local name="$1" by="$2" dir="$OUT/$1" started rows
@@ -99,14 +116,24 @@ done
 	echo
 	echo "A worker's peak memory (VmHWM), $MEM_ROWS rows ordered by the partition column, 2 workers:"
 	echo
-	echo "| partitions | peak worker RSS | files |"
-	echo "|---|---|---|"
-	for col in p10 p160 p10k; do
-		dir="$OUT/mem-$col"
-		kb=$(peak_worker_kb q -c "SELECT parallel_export_parquet('SELECT * FROM tp WHERE id <= $MEM_ROWS ORDER BY $col', '$dir', 2, partition_by => ARRAY['$col'])")
-		grep -q "^$MEM_ROWS\$" "$OUT.last" || { cat "$OUT.last" >&2; exit 1; }
-		printf '| %s | %d MB | %d |\n' "$(q -c "SELECT count(DISTINCT $col) FROM tp WHERE id <= $MEM_ROWS")" \
-			"$((kb / 1024))" "$(find "$dir" -name 'part-*.parquet' | wc -l)"
-	done
+	memory_runs "$OUT" "$OUT" ""
+	if [[ "${BENCH_S3:-0}" == 1 ]]; then
+		"$root/regress/lib/s3proxy.sh" start "$OUT/s3proxy" $((PEP_PORT + 2000)) bench >&2
+		# shellcheck source=/dev/null
+		source "$OUT/s3proxy/s3proxy.env"
+		q >/dev/null <<SQL
+DROP SERVER IF EXISTS bench_s3 CASCADE;
+CREATE SERVER bench_s3 FOREIGN DATA WRAPPER parallel_export_parquet_s3
+    OPTIONS (endpoint '$PEP_S3_ENDPOINT', region 'us-east-1', path_style 'true');
+CREATE USER MAPPING FOR CURRENT_USER SERVER bench_s3
+    OPTIONS (access_key_id '$PEP_S3_IDENTITY', secret_access_key '$PEP_S3_CREDENTIAL');
+SQL
+		echo
+		echo "The same into s3:// on S3Proxy (part_size 8 MiB, each open part's upload buffers in partition_memory):"
+		echo
+		memory_runs s3://bench "$PEP_S3_DATA/bench" ", s3_server => 'bench_s3'"
+		q -c "DROP SERVER bench_s3 CASCADE" >/dev/null
+		"$root/regress/lib/s3proxy.sh" stop "$OUT/s3proxy"
+	fi
 } | tee "$RESULTS"
 rm -rf "$OUT" "$OUT.last"

@@ -75,6 +75,7 @@
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_progress.h"
+#include "pep_route.h"
 #include "pep_s3export.h"
 #include "pep_s3ledger.h"
 #include "pep_shared.h"
@@ -316,7 +317,12 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
 	if (ex->s3target != NULL)
 	{
-		shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(ex->s3target));
+		shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(ex->s3target, ledger_capacity));
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
+	if (ex->s3target != NULL && ex->npartition > 0)
+	{
+		shm_toc_estimate_chunk(&pcxt->estimator, pep_leaf_set_size(pep_max_partitions));
 		shm_toc_estimate_keys(&pcxt->estimator, 1);
 	}
 	if (nleaves > 0)
@@ -379,11 +385,18 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	/* The settings, secret included, go into the DSM and nowhere else. */
 	if (ex->s3target != NULL)
 	{
-		ex->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc, pep_s3_shared_size(ex->s3target)),
-									ex->s3target, ex->out.overwrite,
+		ex->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc,
+													 pep_s3_shared_size(ex->s3target, ledger_capacity)),
+									ex->s3target, ledger_capacity, ex->out.overwrite,
 									pep_s3ledger_path(&ex->s3ledger), ex->s3ledger.dead);
 		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_S3, ex->s3);
 	}
+	/* An object store has no folders whose mkdirat counts its leaves once: this set does. */
+	if (ex->s3target != NULL && ex->npartition > 0)
+		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_LEAF_SET,
+					   pep_leaf_set_init(shm_toc_allocate(pcxt->toc,
+														  pep_leaf_set_size(pep_max_partitions)),
+										 pep_max_partitions));
 
 	if (nleaves > 0)
 	{

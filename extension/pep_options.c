@@ -223,11 +223,6 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 					 errmsg("option \"%s\" is valid only for an object storage target", "s3_server"),
 					 errhint("Give the directory as s3://bucket/prefix, or leave out s3_server.")));
 	}
-	if (opts->partition_by != NULL && pep_s3_is_target(TextDatumGetCString(PG_GETARG_DATUM(1))))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("option \"%s\" is not supported for an object storage target", "partition_by"),
-				 errhint("Export into a server directory, or leave out partition_by.")));
 
 	opts->types.compatibility = PEP_COMPAT_NONE;
 	if (PG_NARGS() > PEP_ARG_COMPATIBILITY && !PG_ARGISNULL(PEP_ARG_COMPATIBILITY))

@@ -163,40 +163,6 @@ pep_list_dir(int dirfd, List **names)
 }
 
 /*
- * The first of names in dirfd that no export of this server can have left,
- * or NULL; *why then says why, as for pep_file_problem.  It only looks.
- * *has_success tells whether _SUCCESS is among them.
- */
-static const char *
-pep_find_foreign(int dirfd, List *names, const char **why, bool *has_success)
-{
-	ListCell   *lc;
-
-	*has_success = false;
-	foreach(lc, names)
-	{
-		const char *name = lfirst(lc);
-		struct stat st;
-
-		if (!pep_is_export_file(name))
-		{
-			*why = "has a name that no export writes";
-			return name;
-		}
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		{
-			*why = "cannot be examined";
-			return name;
-		}
-		if ((*why = pep_file_problem(&st)) != NULL)
-			return name;
-		if (strcmp(name, PEP_SUCCESS_NAME) == 0)
-			*has_success = true;
-	}
-	return NULL;
-}
-
-/*
  * Open the directory NAME of the parent without following a link and check
  * that it is still the one fstatat described (st); -1 with errno set if
  * not, ESTALE for a different directory.
@@ -281,15 +247,29 @@ pep_remove_dir(int parent_fd, const char *name, const struct stat *st, const cha
 				 errmsg("could not remove directory \"%s\": %m", path)));
 }
 
+/* Why a sweep stopped: the entry's path and why it is not an export's. */
+typedef struct PEPSweepStop
+{
+	char	   *path;			/* the entry, or NULL while the sweep goes on */
+	const char *why;			/* as for pep_file_problem */
+	int			save_errno;		/* errno for "cannot be examined" and failed removals */
+} PEPSweepStop;
+
+static void pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
+							 PEPSweepStop *stop);
+static int	pep_stop_detail(const PEPSweepStop *stop);
+
 /*
  * Check that the target may receive an export: absent, or a directory that
  * is not a symbolic link and is empty or, with overwrite, holds a previous
  * complete export: only regular files of the server's OS user with the
- * names an export writes and no other hard link, _SUCCESS among them, in a
- * directory of the server's that others cannot write.  Anything else is refused
- * here, before anything is moved.  Shared by the guard and by the checks
- * repeated under the lock and before publication.  Returns whether the
- * target holds an export to replace, and its identity in out->replaced_st.
+ * names an export writes and no other hard link, _SUCCESS among them, and
+ * partition folders holding such files (pep_sweep_folder), in a directory
+ * of the server's that others cannot write.  Anything else anywhere in the
+ * tree is refused here, naming it, before anything is moved.  Shared by the
+ * guard and by the checks repeated under the lock and before publication.
+ * Returns whether the target holds an export to replace, and its identity
+ * in out->replaced_st.
  */
 static bool
 pep_check_target(PEPOutput *out)
@@ -297,9 +277,10 @@ pep_check_target(PEPOutput *out)
 	struct stat st;
 	int			fd;
 	List	   *names;
-	const char *bad;
-	const char *why = NULL;
-	bool		success;
+	ListCell   *lc;
+	PEPSweepStop stop = {0};
+	int			nfiles = 0;
+	bool		success = false;
 
 	if (fstatat(out->parent_fd, out->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 	{
@@ -333,7 +314,9 @@ pep_check_target(PEPOutput *out)
 				 errmsg("directory \"%s\" is not empty", out->target),
 				 errhint("Export into a new or an empty directory, or pass overwrite => true to replace a previous export.")));
 	}
-	bad = pep_find_foreign(fd, names, &why, &success);
+	foreach(lc, names)
+		success |= strcmp(lfirst(lc), PEP_SUCCESS_NAME) == 0;
+	pep_sweep_folder(fd, out->target, 0, false, &nfiles, &stop);
 	close(fd);
 	if (pep_dir_problem(&st) != NULL)
 		ereport(ERROR,
@@ -341,12 +324,15 @@ pep_check_target(PEPOutput *out)
 				 errmsg("directory \"%s\" does not hold only a previous export", out->target),
 				 errdetail("The directory %s.", pep_dir_problem(&st)),
 				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
-	if (bad != NULL)
+	if (stop.path != NULL)
+	{
+		errno = stop.save_errno;
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("directory \"%s\" does not hold only a previous export", out->target),
-				 errdetail("Its entry \"%s\" %s.", bad, why),
+				 pep_stop_detail(&stop),
 				 errhint("Only a directory written by an earlier complete export can be overwritten.")));
+	}
 	if (!success)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -572,18 +558,10 @@ pep_inspect_hint(PEPOutput *out, const char *path)
 				   path, out->target);
 }
 
-/* Why a sweep stopped: the entry's path and why it is not an export's. */
-typedef struct PEPSweepStop
-{
-	char	   *path;			/* the entry, or NULL while the sweep goes on */
-	const char *why;			/* as for pep_file_problem */
-	int			save_errno;		/* errno for "cannot be examined" and failed removals */
-} PEPSweepStop;
-
 /*
  * Check, or with remove also remove, what a dead export left in the open
- * folder fd (path names it):
- * part files and _SUCCESS, and partition folders ("name=value", real
+ * folder fd (path names it), or a complete export to replace:
+ * part files, _SUCCESS at the top, and partition folders ("name=value", real
  * directories of the server's OS user that others cannot write, at most
  * PEP_MAX_PARTITION_LEVELS deep) with what they hold.  It stops at the
  * first entry no export of this server can have made.
@@ -622,7 +600,8 @@ pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 			else
 				stop->why = pep_dir_problem(&st);
 		}
-		else if (!pep_is_export_file(name))
+		else if (!pep_is_export_file(name) ||
+				 (depth > 0 && strcmp(name, PEP_SUCCESS_NAME) == 0))
 			stop->why = "has a name that no export writes";
 		else
 			stop->why = pep_file_problem(&st);
@@ -661,6 +640,19 @@ pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 		if (!folder)
 			(*removed)++;
 	}
+}
+
+/*
+ * The detail of a sweep's stop: the entry, why, and errno's text when it
+ * has one; the caller sets errno to stop->save_errno before ereport, which
+ * takes errno for %m as it starts.
+ */
+static int
+pep_stop_detail(const PEPSweepStop *stop)
+{
+	if (stop->save_errno != 0)
+		return errdetail("Its entry \"%s\" %s: %m.", stop->path, stop->why);
+	return errdetail("Its entry \"%s\" %s.", stop->path, stop->why);
 }
 
 /*
@@ -711,9 +703,7 @@ pep_sweep_staging(PEPOutput *out)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot sweep staging directory \"%s\"", out->staging),
-				 stop.save_errno != 0 ?
-				 errdetail("Its entry \"%s\" %s: %m.", stop.path, stop.why) :
-				 errdetail("Its entry \"%s\" %s.", stop.path, stop.why),
+				 pep_stop_detail(&stop),
 				 pep_inspect_hint(out, out->staging)));
 	}
 	pep_remove_dir(out->parent_fd, out->staging_name, &st, out->staging, ERROR);
@@ -1001,18 +991,18 @@ pep_ledger_path(PEPOutput *out, const PEPLedger *ledger, int entry)
 
 /*
  * After an overwrite's exchange, the staging name holds the replaced
- * export.  Remove its files, but only from the directory that was checked
- * (pep_check_target) and only files that pass the same checks again; what
- * does not is left with a WARNING, and so is the directory then.  Only
- * WARNINGs: the new export is already published.
+ * export.  Remove its files and partition folders, but only from the
+ * directory that was checked (pep_check_target) and only entries that pass
+ * the same checks again (pep_sweep_folder); the first that does not is
+ * left with a WARNING, and so is the rest then.  Only WARNINGs: the new
+ * export is already published.
  */
 static void
 pep_remove_replaced(PEPOutput *out)
 {
 	int			fd = pep_open_checked(out->parent_fd, out->staging_name, &out->replaced_st);
-	List	   *names;
-	ListCell   *lc;
-	bool		kept = false;
+	PEPSweepStop stop = {0};
+	int			removed = 0;
 
 	if (fd < 0)
 	{
@@ -1022,43 +1012,18 @@ pep_remove_replaced(PEPOutput *out)
 						out->staging)));
 		return;
 	}
-	if (!pep_list_dir(fd, &names))
+	pep_sweep_folder(fd, out->staging, 0, true, &removed, &stop);
+	close(fd);
+	if (stop.path != NULL)
 	{
+		errno = stop.save_errno;
 		ereport(WARNING,
-				(errcode_for_file_access(),
-				 errmsg("could not read directory \"%s\" to remove the replaced export: %m",
-						out->staging)));
-		close(fd);
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("left the replaced export in \"%s\"", out->staging),
+				 pep_stop_detail(&stop)));
 		return;
 	}
-	foreach(lc, names)
-	{
-		const char *name = lfirst(lc);
-		const char *bad;
-		const char *why = NULL;
-		bool		success;
-
-		bad = pep_find_foreign(fd, list_make1((char *) name), &why, &success);
-		if (bad != NULL)
-		{
-			ereport(WARNING,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("left \"%s/%s\" in place", out->staging, name),
-					 errdetail("It %s.", why)));
-			kept = true;
-		}
-		else if (unlinkat(fd, name, 0) != 0)
-		{
-			ereport(WARNING,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s/%s\": %m", out->staging, name)));
-			kept = true;
-		}
-	}
-	close(fd);
-	if (!kept)
-		pep_remove_dir(out->parent_fd, out->staging_name, &out->replaced_st, out->staging,
-					   WARNING);
+	pep_remove_dir(out->parent_fd, out->staging_name, &out->replaced_st, out->staging, WARNING);
 }
 
 /*

@@ -102,11 +102,6 @@ pep_partition_resolve(const PEPSource *src, const PEPOptions *opts, int *columns
 				 errmsg("cannot partition by every column of the source"),
 				 errdetail("The source has %d columns and partition_by names %d.", src->ncolumns, n),
 				 errhint("Leave at least one column out of partition_by, for the files.")));
-	if (opts->overwrite)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("overwrite cannot be combined with partition_by"),
-				 errhint("Export into a new or an empty directory.")));
 
 	for (int i = 0; i < n; i++)
 	{

@@ -22,6 +22,13 @@
  * The leaf folders are counted where mkdirat succeeds, exactly once per
  * export, against parallel_export_parquet.max_partitions.
  *
+ * An object store has no folders: a leaf is only a key prefix of its parts
+ * (pep_s3worker.c builds the keys from the same ledger entries, which are
+ * never created as anything).  Its leaves are counted once per export
+ * through a set of their paths' 64-bit hashes in the DSM (PEPLeafSet),
+ * shared by the workers; two paths with one hash would count once, which
+ * at the limit's sizes is a chance well below one in a million.
+ *
  * IDENTIFICATION
  *	  extension/pep_route.c
  *
@@ -33,8 +40,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/hashfn.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
+#include "storage/shmem.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -51,11 +60,19 @@
 #define PEP_ROUND_BATCHES	16
 #define PEP_ROUND_BYTES		(32 * 1024 * 1024)
 
+/* The leaves met by an object-store export's workers; protected by PEPShared.mutex. */
+struct PEPLeafSet
+{
+	uint64		mask;			/* slots - 1; slots is a power of 2 */
+	uint64		hashes[FLEXIBLE_ARRAY_MEMBER];	/* path hashes, 0 for a free slot */
+};
+
 struct PEPRoute
 {
 	PEPShared  *shared;			/* the export's shared state */
 	PEPLedger  *ledger;			/* the export's ledger */
-	int			staging_fd;		/* the worker's staging descriptor */
+	int			staging_fd;		/* the worker's staging descriptor; -1: object store */
+	PEPLeafSet *leaf_set;		/* an object store's leaves met, or NULL */
 	int			nlevels;		/* folder levels */
 	PEPPartitionLevel levels[PEP_MAX_PARTITION_LEVELS];	/* how each is named */
 	HTAB	   *folders;		/* PEPLeaf by path: every folder met */
@@ -73,9 +90,57 @@ struct PEPRoute
 	StringInfoData path;		/* scratch: a row's folder path */
 };
 
+/* Slots for max_partitions leaves: a power of 2, at least twice as many, so probes stay short. */
+static uint64
+pep_leaf_set_slots(int max_partitions)
+{
+	uint64		slots = 64;
+
+	while (slots < 2 * (uint64) max_partitions)
+		slots *= 2;
+	return slots;
+}
+
+Size
+pep_leaf_set_size(int max_partitions)
+{
+	return add_size(offsetof(PEPLeafSet, hashes),
+					mul_size(sizeof(uint64), pep_leaf_set_slots(max_partitions)));
+}
+
+PEPLeafSet *
+pep_leaf_set_init(void *space, int max_partitions)
+{
+	PEPLeafSet *set = (PEPLeafSet *) space;
+
+	memset(set, 0, pep_leaf_set_size(max_partitions));
+	set->mask = pep_leaf_set_slots(max_partitions) - 1;
+	return set;
+}
+
+/*
+ * Add a leaf's path; true if no worker had met it.  The caller holds
+ * PEPShared.mutex.  The set never fills: the count it feeds fails the
+ * export at max_partitions, half its slots.
+ */
+static bool
+pep_leaf_set_add(PEPLeafSet *set, const char *path)
+{
+	uint64		hash = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
+	uint64		i;
+
+	if (hash == 0)
+		hash = 1;
+	for (i = hash & set->mask; set->hashes[i] != 0; i = (i + 1) & set->mask)
+		if (set->hashes[i] == hash)
+			return false;
+	set->hashes[i] = hash;
+	return true;
+}
+
 PEPRoute *
 pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns, TupleDesc desc,
-				 int staging_fd)
+				 int staging_fd, PEPLeafSet *leaf_set)
 {
 	PEPRoute   *route = palloc0(sizeof(PEPRoute));
 	HASHCTL		ctl;
@@ -83,6 +148,7 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 	route->shared = shared;
 	route->ledger = ledger;
 	route->staging_fd = staging_fd;
+	route->leaf_set = leaf_set;
 	route->nlevels = shared->npartition;
 	for (int i = 0; i < route->nlevels; i++)
 		pep_partition_level_init(&route->levels[i], &columns[shared->partition_columns[i]]);
@@ -103,15 +169,21 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 	return route;
 }
 
-/* Count a leaf folder this worker made; the export's limit is checked here. */
+/*
+ * Count a leaf folder this worker made, or for an object store one that no
+ * worker had met (path is the leaf's); the export's limit is checked here.
+ */
 static void
-pep_route_count_leaf(PEPRoute *route)
+pep_route_count_leaf(PEPRoute *route, const char *path)
 {
 	PEPShared  *shared = route->shared;
 	int			n;
+	bool		first = true;
 
 	SpinLockAcquire(&shared->mutex);
-	n = ++shared->partitions;
+	if (route->leaf_set != NULL)
+		first = pep_leaf_set_add(route->leaf_set, path);
+	n = first ? ++shared->partitions : 0;
 	SpinLockRelease(&shared->mutex);
 	if (n > shared->max_partitions)
 		ereport(ERROR,
@@ -123,25 +195,15 @@ pep_route_count_leaf(PEPRoute *route)
 }
 
 /*
- * The folder at path (its last segment starts at name), made if this
- * worker has not met it yet, inside its parent folder parent.
+ * Make the folder of ledger entry entry, called name, in the folder of
+ * parent_entry, unless another worker made it first.
  */
-static PEPLeaf *
-pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *parent,
-				 bool leaf)
+static void
+pep_route_make_folder(PEPRoute *route, const char *path, const char *name, int parent_entry,
+					  int entry, bool leaf)
 {
-	PEPLeaf    *folder;
-	bool		found;
-	int			entry;
-	int			parent_fd;
-	int			parent_entry = parent != NULL ? parent->entry : -1;
+	int			parent_fd = pep_ledger_open_folder(route->staging_fd, route->ledger, parent_entry);
 
-	folder = hash_search(route->folders, path, HASH_FIND, NULL);
-	if (folder != NULL)
-		return folder;
-
-	entry = pep_ledger_enter(route->ledger, PEP_LEDGER_FOLDER, parent_entry, name);
-	parent_fd = pep_ledger_open_folder(route->staging_fd, route->ledger, parent_entry);
 	if (parent_fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -152,7 +214,7 @@ pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *p
 		close(parent_fd);
 		pep_ledger_created(route->ledger, entry);
 		if (leaf)
-			pep_route_count_leaf(route);
+			pep_route_count_leaf(route, path);
 	}
 	else
 	{
@@ -167,10 +229,40 @@ pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *p
 					 errmsg("could not create directory \"%s/%s\": %m",
 							route->shared->staging, path)));
 	}
+}
+
+/*
+ * The folder at path (its last segment starts at name), made if this
+ * worker has not met it yet, inside its parent folder parent; for an
+ * object store only entered and counted.
+ */
+static PEPLeaf *
+pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *parent,
+				 bool leaf)
+{
+	PEPLeaf    *folder;
+	bool		found;
+	int			entry;
+	int			parent_entry = parent != NULL ? parent->entry : -1;
+
+	folder = hash_search(route->folders, path, HASH_FIND, NULL);
+	if (folder != NULL)
+		return folder;
+
+	entry = pep_ledger_enter(route->ledger, PEP_LEDGER_FOLDER, parent_entry, name);
+	if (route->staging_fd < 0)
+	{
+		if (leaf)
+			pep_route_count_leaf(route, path);
+	}
+	else
+		pep_route_make_folder(route, path, name, parent_entry, entry, leaf);
 
 	folder = hash_search(route->folders, path, HASH_ENTER, &found);
 	folder->entry = entry;
 	folder->slot = -1;
+	folder->part.entry = -1;
+	folder->part.rows = 0;
 	folder->last_used = 0;
 	folder->nrows = 0;
 	return folder;

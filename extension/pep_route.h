@@ -16,21 +16,32 @@
 #include "pep_shared.h"
 #include "pep_types.h"
 
+/* A part being written: its ledger entry, and the rows written to it. */
+typedef struct PEPOpenPart
+{
+	int			entry;			/* the part's ledger entry */
+	uint64		rows;			/* rows written to it so far */
+} PEPOpenPart;
+
 /* One partition folder this worker has met (any level; leaves hold parts). */
 typedef struct PEPLeaf
 {
 	char		path[MAXPGPATH];	/* hash key: the folder's path below staging */
 	int			entry;			/* this worker's ledger entry of the folder */
 	int			slot;			/* Java part slot of its open part, or -1 */
+	PEPOpenPart part;			/* that part */
 	uint64		last_used;		/* when its part was last written to, for LRU */
 	int			nrows;			/* rows of the current round */
 	int			first;			/* where they start in the round's order */
 } PEPLeaf;
 
 typedef struct PEPRoute PEPRoute;
+typedef struct PEPLeafSet PEPLeafSet;
 
+extern Size pep_leaf_set_size(int max_partitions);
+extern PEPLeafSet *pep_leaf_set_init(void *space, int max_partitions);
 extern PEPRoute *pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
-								  TupleDesc desc, int staging_fd);
+								  TupleDesc desc, int staging_fd, PEPLeafSet *leaf_set);
 extern bool pep_route_add(PEPRoute *route, Datum *values, bool *isnull);
 extern int	pep_route_group(PEPRoute *route, PEPLeaf ***leaves);
 extern void pep_route_row(PEPRoute *route, PEPLeaf *leaf, int i, Datum **values, bool **isnull);

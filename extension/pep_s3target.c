@@ -38,7 +38,6 @@
 #include "pep_s3front.h"
 
 #define PEP_S3_SCHEME			"s3://"
-#define PEP_S3_MAX_KEY_BYTES	1024
 
 /*
  * The longest object name an export writes under its prefix:

@@ -17,6 +17,9 @@
 #ifndef PEP_S3TARGET_H
 #define PEP_S3TARGET_H
 
+/* S3's longest object key, in bytes of UTF-8. */
+#define PEP_S3_MAX_KEY_BYTES	1024
+
 typedef struct PEPS3Target
 {
 	char		bucket[64];		/* validated bucket name */

@@ -283,29 +283,55 @@ pep_s3w_check_target(PEPS3Worker *sw)
 }
 
 /*
+ * The key of a ledger entry under the prefix: its partition folders' names
+ * (entries too, never created as anything), then its own name.
+ */
+static char *
+pep_s3w_key(const PEPLedger *ledger, int entry)
+{
+	int			parent = ledger->entries[entry].parent;
+
+	if (parent < 0)
+		return pstrdup(pep_ledger_name(ledger, entry));
+	return psprintf("%s/%s", pep_s3w_key(ledger, parent), pep_ledger_name(ledger, entry));
+}
+
+/*
  * Name the part of a fresh ledger entry part-NNNNN-EXPORTID.parquet, so
  * that it cannot collide with the export it may replace; the entry is this
- * worker's.  key is what the sink is given (the name under the prefix),
- * display what messages show.
+ * worker's.  key is what the sink is given (the name under the prefix,
+ * below its partition folders), display what messages show.  A partition
+ * path can make the key longer than S3 allows: that is an error naming it.
  */
 void
 pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, char **display)
 {
 	char	   *name = (char *) pep_ledger_name(ledger, entry);
+	size_t		bytes;
 
 	snprintf(name, PEP_LEDGER_NAME_LEN, "part-%05d-%s.parquet", entry, sw->s3->export_id);
-	*key = name;
-	*display = psprintf("%s%s", sw->s3->url, name);
+	*key = pep_s3w_key(ledger, entry);
+	*display = psprintf("%s%s", sw->s3->url, *key);
+	bytes = strlen(sw->s3->prefix) + strlen(pg_server_to_any(*key, strlen(*key), PG_UTF8));
+	if (bytes > PEP_S3_MAX_KEY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("object key \"%s\" is too long", *display),
+				 errdetail("It takes %zu bytes; an object key may take %d.",
+						   bytes, PEP_S3_MAX_KEY_BYTES),
+				 errhint("Use a shorter prefix, or partition by columns with shorter values.")));
 }
 
 /* The sink closed the part: its upload is pending; record it for the manifest. */
 void
 pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
 {
+	PEPS3Part  *part = &pep_s3_parts(sw->s3)[entry];
+
 	(void) pep_s3w_call(sw, sw->part_closed, false, "could not hand over a finished part");
-	sw->s3->part_rows[entry] = rows;
-	sw->s3->part_bytes[entry] = bytes;
-	sw->s3->part_closed[entry] = true;
+	part->rows = rows;
+	part->bytes = bytes;
+	part->closed = true;
 }
 
 void
@@ -335,12 +361,13 @@ pep_s3w_wait_phase(PEPS3Worker *sw, int phase)
 	ConditionVariableCancelSleep();
 }
 
-/* Worker 0: PUT _SUCCESS with the manifest of every finished part. */
+/* Worker 0: PUT _SUCCESS with the manifest of every finished part, by its key under the prefix. */
 static void
 pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 {
 	JNIEnv	   *env = pep_jvm_env();
 	PEPS3Shared *s3 = sw->s3;
+	PEPS3Part  *parts = pep_s3_parts(s3);
 	jclass		string_class = pep_jvm_class("java/lang/String");
 	int			nentries;
 	int			nparts = 0;
@@ -356,7 +383,7 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 	nentries = ledger->nentries;
 	SpinLockRelease(&ledger->mutex);
 	for (int i = 0; i < nentries; i++)
-		if (s3->part_closed[i])
+		if (parts[i].closed)
 			nparts++;
 
 	names = (*env)->NewObjectArray(env, nparts, string_class, NULL);
@@ -368,18 +395,18 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 				 errmsg("out of memory in the java virtual machine")));
 	tmp = palloc(sizeof(jlong) * Max(nparts, 1));
 	for (int i = 0, p = 0; i < nentries; i++)
-		if (s3->part_closed[i])
+		if (parts[i].closed)
 		{
-			jstring		name = pep_jvm_string(pep_ledger_name(ledger, i));
+			jstring		name = pep_jvm_string(pep_s3w_key(ledger, i));
 
 			(*env)->SetObjectArrayElement(env, names, p, name);
 			(*env)->DeleteLocalRef(env, name);
-			tmp[p++] = (jlong) s3->part_rows[i];
+			tmp[p++] = (jlong) parts[i].rows;
 		}
 	(*env)->SetLongArrayRegion(env, rows, 0, nparts, tmp);
 	for (int i = 0, p = 0; i < nentries; i++)
-		if (s3->part_closed[i])
-			tmp[p++] = (jlong) s3->part_bytes[i];
+		if (parts[i].closed)
+			tmp[p++] = (jlong) parts[i].bytes;
 	(*env)->SetLongArrayRegion(env, bytes, 0, nparts, tmp);
 
 	pep_jvm_call_begin(&saved);

@@ -33,13 +33,18 @@
 #define PARALLEL_KEY_PEP_SCANS		UINT64CONST(0xA000000000000003)
 #define PARALLEL_KEY_PEP_QUEUES		UINT64CONST(0xA000000000000004)
 #define PARALLEL_KEY_PEP_LEDGER		UINT64CONST(0xA000000000000005)
+#define PARALLEL_KEY_PEP_LEAF_SET	UINT64CONST(0xA00000000000000E)
 
 /* The most leaf relations a partitioned source may have. */
 #define PEP_MAX_LEAVES			8192
 /* Room in the ledger of an unpartitioned export: every part plus _SUCCESS. */
 #define PEP_LEDGER_CAPACITY		8192
-/* Bytes of name area per file entry ("part-NNNNN.parquet" and its NUL). */
-#define PEP_LEDGER_NAME_LEN		32
+/*
+ * Bytes of name area per file entry: "part-NNNNN.parquet", or an object
+ * store's "part-NNNNN-EXPORTID.parquet", whose entry number takes more
+ * than 5 digits in a partitioned export, and the NUL.
+ */
+#define PEP_LEDGER_NAME_LEN		40
 /* Bytes of name area per partition folder, on average over the export. */
 #define PEP_LEDGER_FOLDER_NAME_LEN	64
 /* Levels of partition folders at most. */

@@ -31,6 +31,7 @@ struct PEPSink
 	jmethodID	close_part;		/* BatchSink.closePart */
 	jmethodID	part_size;		/* BatchSink.partSize */
 	jmethodID	select_part;	/* BatchSink.selectPart */
+	jmethodID	part_to_finish; /* BatchSink.partToFinish */
 	char	   *write_msg;		/* error message of a failed write of this part */
 	char	   *close_msg;		/* error message of a failed close of this part */
 };
@@ -170,6 +171,7 @@ pep_sink_create(PEPBatch *batch, const char *options)
 	sink->close_part = pep_jvm_method(cls, "closePart", "()J", false);
 	sink->part_size = pep_jvm_method(cls, "partSize", "()J", false);
 	sink->select_part = pep_jvm_method(cls, "selectPart", "(I)V", false);
+	sink->part_to_finish = pep_jvm_method(cls, "partToFinish", "()I", false);
 
 	/* Build every argument first: the call itself must be the only thing between begin and end. */
 	names = pep_string_array(env, batch->columns, n, false);
@@ -294,4 +296,21 @@ pep_sink_select_part(PEPSink *sink, int slot)
 	pep_jvm_call_begin(&saved);
 	(*env)->CallVoidMethod(env, sink->sink, sink->select_part, (jint) slot);
 	pep_jvm_call_end(&saved, "could not switch parquet parts");
+}
+
+/*
+ * The slot of an open part to finish now to bring the open parts back
+ * within their memory budget, or -1 (a partitioned export's worker).
+ */
+int
+pep_sink_part_to_finish(PEPSink *sink)
+{
+	JNIEnv	   *env = pep_jvm_env();
+	jint		slot;
+	sigset_t	saved;
+
+	pep_jvm_call_begin(&saved);
+	slot = (*env)->CallIntMethod(env, sink->sink, sink->part_to_finish);
+	pep_jvm_call_end(&saved, "could not measure the parquet parts' memory");
+	return (int) slot;
 }

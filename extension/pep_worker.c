@@ -63,15 +63,16 @@ typedef struct PEPWorker
 	PEPBatch   *batch;			/* the batch being filled */
 	PEPSink    *sink;			/* the Java writer */
 	PEPS3Worker *s3;			/* an object-store export's side, or NULL */
-	int			part_entry;		/* the open part's ledger entry */
-	uint64		part_rows_before;	/* rows written before the open part */
+	PEPOpenPart *part;			/* the current part: only's, or its folder's */
+	PEPOpenPart only;			/* the part of an unpartitioned export */
 	PEPFault	fault;			/* injected fault, if any */
-	int			staging_fd;		/* the leader's staging directory, held open */
+	int			staging_fd;		/* the leader's staging directory, held open; -1: object store */
 	char		staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
 	MemoryContext row_context;	/* reset after every row */
 	bool		part_open;		/* a part is being written */
 	const PEPColumn *columns;	/* every column of the source */
 	PEPRoute   *route;			/* partition_by: rows by folder; else NULL */
+	PEPLeafSet *leaf_set;		/* an object store's leaves met by all workers */
 	PEPLeaf    *leaf;			/* the folder being written to */
 	PEPLeaf   **slots;			/* the folder of each Java part slot, or NULL */
 	int			nslots;			/* Java part slots */
@@ -141,7 +142,7 @@ pep_worker_close_part(PEPWorker *w)
 	bytes = pep_sink_close_part(w->sink);
 	w->part_open = false;
 	if (w->s3 != NULL)
-		pep_s3w_part_closed(w->s3, w->part_entry, w->rows - w->part_rows_before, bytes);
+		pep_s3w_part_closed(w->s3, w->part->entry, w->part->rows, bytes);
 	w->slot->bytes += bytes;
 	w->slot->bytes_open = 0;
 	w->slot->parts++;
@@ -157,10 +158,26 @@ static void
 pep_worker_enter_leaf(PEPWorker *w, PEPLeaf *leaf)
 {
 	w->leaf = leaf;
+	w->part = &leaf->part;
 	leaf->last_used = ++w->clock;
 	if (leaf->slot >= 0)
 		pep_sink_select_part(w->sink, leaf->slot);
 	w->part_open = leaf->slot >= 0;
+}
+
+/* Finish the part in Java part slot s, then make the current folder current again. */
+static void
+pep_worker_finish_slot(PEPWorker *w, int s)
+{
+	PEPLeaf    *current = w->leaf;
+
+	if (w->slots[s] == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("parquet writer asked to finish part slot %d, which holds no part", s)));
+	pep_worker_enter_leaf(w, w->slots[s]);
+	pep_worker_close_part(w);
+	pep_worker_enter_leaf(w, current);
 }
 
 /*
@@ -185,11 +202,7 @@ pep_worker_take_slot(PEPWorker *w)
 			victim = s;
 	}
 	if (w->slots[victim] != NULL)
-	{
-		pep_worker_enter_leaf(w, w->slots[victim]);
-		pep_worker_close_part(w);
-		w->leaf = leaf;
-	}
+		pep_worker_finish_slot(w, victim);
 	pep_sink_select_part(w->sink, victim);
 	w->slots[victim] = leaf;
 	leaf->slot = victim;
@@ -213,8 +226,11 @@ pep_worker_open_part(PEPWorker *w)
 	int			fd = -1;
 
 	if (w->leaf != NULL)
-	{
 		(void) pep_worker_take_slot(w);
+	if (w->s3 != NULL)
+		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
+	else if (w->leaf != NULL)
+	{
 		display_path = psprintf("%s/%s/%s", w->shared->staging, w->leaf->path, name);
 		fd = pep_ledger_open_folder(w->staging_fd, w->ledger, folder);
 		if (fd < 0)
@@ -223,8 +239,6 @@ pep_worker_open_part(PEPWorker *w)
 					 errmsg("could not open directory \"%s/%s\": %m",
 							w->shared->staging, w->leaf->path)));
 	}
-	else if (w->s3 != NULL)
-		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
 	else
 		display_path = psprintf("%s/%s", w->shared->staging, name);
 
@@ -242,8 +256,8 @@ pep_worker_open_part(PEPWorker *w)
 	else
 		pep_sink_open_part(w->sink, psprintf("%s/%s", w->staging_via, name), display_path);
 	pep_ledger_created(w->ledger, entry);
-	w->part_entry = entry;
-	w->part_rows_before = w->rows;
+	w->part->entry = entry;
+	w->part->rows = 0;
 	w->part_open = true;
 }
 
@@ -274,6 +288,7 @@ pep_worker_flush(PEPWorker *w)
 		pep_worker_open_part(w);
 	pep_sink_write_batch(w->sink, w->batch);
 	w->rows += w->batch->nrows;
+	w->part->rows += w->batch->nrows;
 	w->slot->rows = w->rows;
 	w->batches++;
 	pep_batch_reset(w->batch);
@@ -283,6 +298,19 @@ pep_worker_flush(PEPWorker *w)
 	if (w->shared->file_size_bytes > 0 &&
 		w->slot->bytes_open >= (uint64) w->shared->file_size_bytes)
 		pep_worker_close_part(w);
+
+	/*
+	 * An object store's open parts hold their upload buffers, which count in
+	 * partition_memory too and are freed only by finishing the part: the
+	 * sink names the parts to finish (DESIGN.md, "Bounded memory").
+	 */
+	if (w->s3 != NULL && w->route != NULL)
+	{
+		int			s;
+
+		while ((s = pep_sink_part_to_finish(w->sink)) >= 0)
+			pep_worker_finish_slot(w, s);
+	}
 
 	if (w->fault.batches == w->batches)
 	{
@@ -390,7 +418,7 @@ pep_worker_scan(PEPWorker *w, char *scan_area)
 
 	if (shared->npartition > 0)
 		w->route = pep_route_create(shared, w->ledger, w->columns, CreateTupleDescCopy(parent_desc),
-									w->staging_fd);
+									w->staging_fd, w->leaf_set);
 
 	for (int i = 0; i < shared->nleaves; i++)
 	{
@@ -443,7 +471,7 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 						   columns[c].typid, columns[c].typmod, 0);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	if (shared->npartition > 0)
-		w->route = pep_route_create(shared, w->ledger, columns, desc, w->staging_fd);
+		w->route = pep_route_create(shared, w->ledger, columns, desc, w->staging_fd, w->leaf_set);
 
 	shm_mq_set_receiver(mq, MyProc);
 	mqh = shm_mq_attach(mq, seg, NULL);
@@ -530,7 +558,10 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	w.ledger = shm_toc_lookup(toc, PARALLEL_KEY_PEP_LEDGER, false);
 	columns = shm_toc_lookup(toc, PARALLEL_KEY_PEP_COLUMNS, false);
 	s3 = shm_toc_lookup(toc, PARALLEL_KEY_PEP_S3, true);
+	w.leaf_set = shm_toc_lookup(toc, PARALLEL_KEY_PEP_LEAF_SET, true);
 	w.slot = &w.shared->workers[ParallelWorkerNumber];
+	w.part = &w.only;
+	w.staging_fd = -1;
 	w.slot->pid = MyProcPid;
 	/*
 	 * A name a DBA can find in pg_stat_activity (backend_type stays "parallel

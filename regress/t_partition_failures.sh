@@ -5,7 +5,9 @@
 # The failure harness's ways to die (t_failures.sh), for an export with
 # partition_by, whose staging directory is a tree of "k=value" folders:
 # a cancel mid-export, an ERROR in one worker, and a SIGKILL of a worker
-# followed by the next export's sweep of the dead tree.  Each case checks
+# followed by the next export's sweep of the dead tree; and an overwrite of
+# a partitioned export, cancelled while the replacing tree waits sealed in
+# staging, which must leave the old tree exactly as it was.  Each case checks
 #   control  the same export without the failure completes, with folders;
 #   premise  the failure struck mid-flight: partition folders and a part
 #            existed in the staging tree when we acted; for the worker
@@ -118,6 +120,29 @@ case_foreign_in_tree() {
 	partitioned_ok "$dir" "control: without the foreign file the tree is swept and the export succeeds"
 }
 
+case_overwrite_cancelled() {
+	local dir="$WORK/overwrite" app="pep_part_overwrite" before
+	partitioned_ok "$dir" "overwrite: the partitioned export to replace"
+	before=$(find "$dir" -printf '%P %y %i %s\n' | sort)
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:publishing';" \
+		"SELECT parallel_export_parquet('SELECT * FROM pep_part WHERE k < 4', '$dir', 2, overwrite => true, $BY)"
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'
+		AND query = 'parallel_export_parquet fault injection: pause publishing'\") == 1 ]]"
+	[[ -f "$(staging_of "$dir")/_SUCCESS" && $(staging_folders "$dir") == 4 &&
+		"$(find "$dir" -printf '%P %y %i %s\n' | sort)" == "$before" ]]
+	ok $? "overwrite: premise, the new tree waits sealed in staging (4 folders), the old tree is untouched"
+	sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
+	finish_export "$app"
+	grep -q "canceling statement due to user request" <<<"$OUT"
+	ok $? "overwrite: the replacing export was cancelled" "$OUT"
+	[[ "$(find "$dir" -printf '%P %y %i %s\n' | sort)" == "$before" && ! -e "$(staging_of "$dir")" &&
+		! -e "$(lock_of "$dir")" ]]
+	ok $? "overwrite: the old tree is exactly as it was, no staging tree or lock left"
+	[[ "$(sql "SELECT parallel_export_parquet('SELECT * FROM pep_part WHERE k < 4', '$dir', 2, overwrite => true, $BY)")" == \
+		$((ROWS / 4)) && $(find "$dir" -mindepth 1 -maxdepth 1 -type d | wc -l) == 4 && -f "$dir/_SUCCESS" ]]
+	ok $? "overwrite: control, the same export without the fault replaces the tree (4 folders left of 16)"
+}
+
 rm -rf "$WORK"
 mkdir -p "$WORK"
 chown postgres "$WORK"
@@ -129,6 +154,7 @@ case_cancel
 case_worker_error
 case_sigkill_worker
 case_foreign_in_tree
+case_overwrite_cancelled
 rm -rf "$WORK"
 sql "DROP TABLE pep_part" >/dev/null
 assert_no_new_tmp "$tmp_before" "the partitioned failures"

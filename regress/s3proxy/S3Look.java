@@ -10,9 +10,11 @@
  *   java -cp JAR:DIR S3Look list BUCKET PREFIX   one line per object ("object KEY SIZE") and per
  *                                                pending upload ("upload KEY ID") under PREFIX
  *   java -cp JAR:DIR S3Look put BUCKET KEY TEXT  writes an object
+ *   java -cp JAR:DIR S3Look delete BUCKET KEY    deletes an object
  *   java -cp JAR:DIR S3Look manifest BUCKET KEY  reads the _SUCCESS manifest at KEY (Jackson, from
  *                                                the same jar): "export_id ID", "rows N", then
- *                                                "part NAME ROWS BYTES" per part
+ *                                                "part NAME ROWS BYTES" per part, after it
+ *                                                "partition FOLDERS" for a partitioned one
  */
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -65,6 +67,9 @@ public final class S3Look {
               b -> b.bucket(bucket).key(args[2]),
               RequestBody.fromString(args.length > 3 ? args[3] : "", StandardCharsets.UTF_8));
           break;
+        case "delete":
+          s3.deleteObject(b -> b.bucket(bucket).key(args[2]));
+          break;
         case "manifest":
           JsonNode m =
               new ObjectMapper()
@@ -79,6 +84,9 @@ public final class S3Look {
                     + p.path("rows").asLong()
                     + " "
                     + p.path("bytes").asLong());
+            if (p.has("partition")) {
+              System.out.println("partition " + p.path("partition").asText());
+            }
           }
           break;
         default:

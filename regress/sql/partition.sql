@@ -1,19 +1,21 @@
 -- regress/sql/partition.sql: partition_by, run by pg_prove (tools/test.sh).
 -- Every refusal (unknown, duplicate or NULL column, every column, a type
--- whose folder name does not read back, overwrite, too many partitions, a
+-- whose folder name does not read back, too many partitions, a
 -- value that would read back as NULL) by SQLSTATE and message, each with a
 -- control that succeeds and each leaving nothing behind; then the folder
 -- names themselves: Hive's escapes, the NULL folder, ISO dates and
 -- timestamps whatever DateStyle and TimeZone say, _SUCCESS only at the
--- root. The values inside the files are read back by DuckDB and Spark
--- (regress/readback, regress/matrix).
+-- root; overwrite of a partitioned or unpartitioned export, and its refusal
+-- of a tree with a foreign file deep inside. The values inside the files are
+-- read back by DuckDB and Spark (regress/readback, regress/matrix); the
+-- object-store target by regress/t_s3.sh.
 \set topic partition
 BEGIN;
 SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(35);
+SELECT plan(45);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -75,11 +77,14 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partit
                  '0A000', 'cannot partition by column "pair" of type part_pair', 'a composite column is refused');
 SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, partition_by => ARRAY['raw'])$$, :'base' || '-r'),
                  '0A000', 'cannot partition by column "raw" of type bytea', 'a bytea column is refused');
-SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 1, overwrite => true, partition_by => ARRAY['k'])$$, :'base' || '-r'),
-                 '0A000', 'overwrite cannot be combined with partition_by', 'overwrite with partition_by is refused');
+SELECT throws_ok($$SELECT parallel_export_parquet('part_t', 's3://pep-bucket/part', 1, partition_by => ARRAY['nope'])$$,
+                 '42703', 'partition column "nope" is not a column of the source',
+                 'partition_by into object storage is checked as for a directory');
+SET LOCAL parallel_export_parquet.object_store_targets = '';
 SELECT throws_ok($$SELECT parallel_export_parquet('part_t', 's3://pep-bucket/part', 1, partition_by => ARRAY['k'])$$,
-                 '0A000', 'option "partition_by" is not supported for an object storage target',
-                 'partition_by into object storage is refused');
+                 '42501', 'object storage target "s3://pep-bucket/part/" is not allowed',
+                 'control: partition_by into object storage is accepted, and goes on to the target''s checks');
+RESET parallel_export_parquet.object_store_targets;
 SELECT is(pg_temp.listing(:'base' || '-r'), NULL, 'no refused export created its directory');
 SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and none left a lock or staging directory');
 
@@ -147,6 +152,29 @@ SELECT is((pg_temp.tree(:'base' || '-time'))[8],
           'd=2026-11-30/ts=2026-11-30 12%3A34%3A56.789/tz=2026-11-30 11%3A34%3A56Z/m=calm/'
           || 'u=a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11/num=12.50/b=-7/',
           'in ISO form, the instant in UTC, whatever DateStyle and TimeZone are');
+
+-- Overwrite: a partitioned export replaces a partitioned or an unpartitioned one, and the other way.
+SELECT is(parallel_export_parquet('part_t', :'base' || '-ow', 2, partition_by => ARRAY['k', 'flag']), 1000::bigint,
+          'overwrite: a first, partitioned export');
+SELECT is(parallel_export_parquet('SELECT * FROM part_t WHERE k = 1', :'base' || '-ow', 1, overwrite => true,
+                                  partition_by => ARRAY['flag']), 334::bigint,
+          'overwrite: a partitioned export replaces it');
+SELECT is(pg_temp.shape(:'base' || '-ow'), ARRAY['_SUCCESS', 'flag=false/', 'flag=false/part', 'flag=true/', 'flag=true/part'],
+          'overwrite: only the new tree is there, the old folders are gone');
+SELECT is(parallel_export_parquet('part_t', :'base' || '-ow', 1, overwrite => true), 1000::bigint,
+          'overwrite: an unpartitioned export replaces a partitioned one');
+SELECT is(pg_temp.shape(:'base' || '-ow'), ARRAY['_SUCCESS', 'part'], 'overwrite: no folder is left');
+SELECT is(parallel_export_parquet('part_t', :'base' || '-ow', 2, overwrite => true, partition_by => ARRAY['k']),
+          1000::bigint, 'overwrite: a partitioned export replaces an unpartitioned one');
+SELECT is(pg_temp.shape(:'base' || '-ow'), ARRAY['_SUCCESS', 'k=0/', 'k=0/part', 'k=1/', 'k=1/part', 'k=2/', 'k=2/part'],
+          'overwrite: folders only, the old parts are gone');
+SELECT pg_temp.sh(format('printf x > %s/k=1/notes.txt', pg_temp.q(:'base' || '-ow'))) \g /dev/null
+SELECT pg_temp.tree(:'base' || '-ow') AS ow_before \gset
+SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 2, overwrite => true, partition_by => ARRAY['k'])$$, :'base' || '-ow'),
+                 '55000', format('directory "%s" does not hold only a previous export', :'base' || '-ow'),
+                 'overwrite refuses a tree with a foreign file in a partition folder');
+SELECT is(pg_temp.tree(:'base' || '-ow')::text, :'ow_before', 'and moves nothing');
+SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and leaves no staging directory or lock');
 
 -- No rows: nothing to put in a folder; _SUCCESS alone, as Spark writes.
 SELECT is(parallel_export_parquet('SELECT * FROM part_t WHERE false', :'base' || '-zero', 2, partition_by => ARRAY['k']),

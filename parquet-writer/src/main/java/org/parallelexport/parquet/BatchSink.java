@@ -12,8 +12,10 @@
  * A partitioned export's worker keeps several parts open, one per partition folder it is
  * writing: selectPart(slot) makes slot the part the other calls act on (slot 0 is the only one
  * otherwise), and after each batch the open parts' buffered row groups are held to a shared
- * budget by writing out the largest early (DESIGN.md, "Bounded memory"). Which part to close when
- * all slots are taken is the C side's choice.
+ * budget by writing out the largest early (DESIGN.md, "Bounded memory"). An object store's part
+ * also holds its upload's buffers, which count in the budget and only finishing the part frees:
+ * partToFinish names such a part, and the C side finishes it. Which part to close when all slots
+ * are taken is the C side's choice too.
  *
  * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
  * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
@@ -61,7 +63,9 @@ public final class BatchSink {
   private final ParquetProperties properties;
   private ByteBuffer buffer;
   private long batches;
-  private PartFile.Factory partFiles = (path, stamp) -> new SyncingOutputFile(Path.of(path), stamp);
+  private final DirectBuffers buffers = new DirectBuffers();
+  private PartFile.Factory partFiles =
+      (path, stamp) -> new SyncingOutputFile(Path.of(path), stamp, buffers);
 
   // The open part, all null when none is.
   private String partPath;
@@ -74,10 +78,12 @@ public final class BatchSink {
   // The open parts by slot, the current one included; the current slot.
   private final Part[] parts;
   private int slot;
-  // With several slots: each slot's buffered row group bytes after its last write, their sum, and
-  // one codec factory for every part, as one file's columns share one (a compressor is used only
-  // while a page is written, and the page writer copies its output); null with one slot.
+  // With several slots: each slot's buffered row group bytes and the bytes its file holds (an
+  // upload's buffers) after its last write, the sum of both, and one codec factory for every part,
+  // as one file's columns share one (a compressor is used only while a page is written, and the
+  // page writer copies its output); null with one slot.
   private final long[] buffered;
+  private final long[] held;
   private long bufferedTotal;
   private final LocalCodecFactory sharedCodecs;
 
@@ -105,6 +111,7 @@ public final class BatchSink {
     this.properties = properties(options, writers);
     this.parts = new Part[options.partWriters];
     this.buffered = new long[options.partWriters];
+    this.held = new long[options.partWriters];
     this.sharedCodecs =
         options.partWriters > 1 ? new LocalCodecFactory(options.compressionLevel) : null;
   }
@@ -367,34 +374,56 @@ public final class BatchSink {
   }
 
   /**
-   * While the open parts' buffered row groups exceed part_memory_bytes together, the one that
-   * buffers the most writes its row group out early; its part stays open.
+   * While the open parts hold more than part_memory_bytes together, the one that holds the most
+   * writes its row group out early (its part stays open), unless its file holds more than its row
+   * group: that part is one for partToFinish.
    */
   private void holdMemoryBudget() throws IOException {
     if (parts.length == 1) {
       return;
     }
-    account(slot, partWriter.bufferedSize());
+    account(slot, partWriter.bufferedSize(), partFile.heldBytes());
     while (bufferedTotal > options.partMemoryBytes) {
-      int largest = slot;
-      for (int s = 0; s < buffered.length; s++) {
-        if (buffered[s] > buffered[largest]) {
-          largest = s;
-        }
-      }
-      if (buffered[largest] == 0) {
+      int largest = largestSlot();
+      if (buffered[largest] == 0 || held[largest] > buffered[largest]) {
         return;
       }
-      (largest == slot ? partWriter : parts[largest].writer).endRowGroup();
-      account(largest, 0);
+      Part other = largest == slot ? null : parts[largest];
+      (other == null ? partWriter : other.writer).endRowGroup();
+      account(largest, 0, (other == null ? partFile : other.file).heldBytes());
       partWriter.rebind();
     }
   }
 
-  /** Records that slot now buffers bytes. */
-  private void account(int slot, long bytes) {
-    bufferedTotal += bytes - buffered[slot];
+  /**
+   * The slot of the part to finish now, or -1: while the open parts hold more than
+   * part_memory_bytes, the one that holds the most, if most of that is its file's (an upload's
+   * buffers, which writing a row group out cannot free). Finishing it is the C side's, which knows
+   * its folder; closePart then accounts it as freed.
+   */
+  public int partToFinish() {
+    if (parts.length == 1 || bufferedTotal <= options.partMemoryBytes) {
+      return -1;
+    }
+    int largest = largestSlot();
+    return held[largest] > buffered[largest] ? largest : -1;
+  }
+
+  private int largestSlot() {
+    int largest = slot;
+    for (int s = 0; s < buffered.length; s++) {
+      if (buffered[s] + held[s] > buffered[largest] + held[largest]) {
+        largest = s;
+      }
+    }
+    return largest;
+  }
+
+  /** Records that slot now buffers bytes in its row group and its file holds fileBytes. */
+  private void account(int slot, long bytes, long fileBytes) {
+    bufferedTotal += bytes - buffered[slot] + fileBytes - held[slot];
     buffered[slot] = bytes;
+    held[slot] = fileBytes;
   }
 
   /** Creates the part, which must not exist, and starts writing it. */
@@ -505,7 +534,7 @@ public final class BatchSink {
 
   private void clearPart() {
     if (parts.length > 1) {
-      account(slot, 0);
+      account(slot, 0, 0);
     }
     partPath = null;
     partFile = null;

@@ -3,9 +3,9 @@
  *
  * BatchSink and PartWriter only need an OutputFile to write through, plus the three things a part
  * reports when it ends: its size, whether its stream was closed without a footer (such a part must
- * never be published), and a way to give it up that never throws. SyncingOutputFile is the local
- * kind; s3.MultipartOutputFile the object-store kind, whose upload stays pending after close
- * (DESIGN.md, "Object storage: never a partial export").
+ * never be published), and a way to give it up that never throws; and, while it is open, the heap
+ * it holds. SyncingOutputFile is the local kind; s3.MultipartOutputFile the object-store kind,
+ * whose upload stays pending after close (DESIGN.md, "Object storage: never a partial export").
  */
 package org.parallelexport.parquet;
 
@@ -21,6 +21,14 @@ public interface PartFile extends OutputFile {
 
   /** Gives the part up without a footer. Never throws; safe to repeat. */
   void abandon();
+
+  /**
+   * Bytes of heap the part holds outside its writer's row group: an upload's buffers, which count
+   * in a partitioned export's memory budget; a local file's fixed buffer is not counted.
+   */
+  default long heldBytes() {
+    return 0;
+  }
 
   /** Makes the PartFile for one part; BatchSink's default writes local files. */
   interface Factory {

@@ -11,6 +11,11 @@
  * cannot be swapped under the writer either. Before the sync, the
  * finished footer gets this extension's created_by (CreatedByStamp). abort() gives the file
  * handle back without a footer or a sync, for a part that failed; the C side deletes the file.
+ *
+ * The write buffer is direct, and a direct buffer's memory returns to the system only when the
+ * garbage collector gets to its object: a partitioned export that writes thousands of small parts
+ * would pile up their buffers. So it comes from the sink's DirectBuffers and goes back there when
+ * the part is closed or given up.
  */
 package org.parallelexport.parquet;
 
@@ -26,17 +31,21 @@ import java.util.Objects;
 import org.apache.parquet.io.PositionOutputStream;
 
 final class SyncingOutputFile implements PartFile {
-  // Parquet hands over whole pages; a quarter megabyte keeps small footer writes from becoming
-  // system calls without holding much memory per worker.
-  private static final int BUFFER_BYTES = 256 * 1024;
-
   private final Path path;
   private final CreatedByStamp stamp;
+  private final DirectBuffers buffers;
   private Stream stream;
 
-  SyncingOutputFile(Path path, CreatedByStamp stamp) {
+  /** A file whose buffer comes from, and goes back to, {@code buffers}. */
+  SyncingOutputFile(Path path, CreatedByStamp stamp, DirectBuffers buffers) {
     this.path = requireNonNull(path, "path is null");
     this.stamp = requireNonNull(stamp, "stamp is null");
+    this.buffers = requireNonNull(buffers, "buffers is null");
+  }
+
+  /** A file with a buffer of its own. */
+  SyncingOutputFile(Path path, CreatedByStamp stamp) {
+    this(path, stamp, new DirectBuffers());
   }
 
   @Override
@@ -51,7 +60,7 @@ final class SyncingOutputFile implements PartFile {
             StandardOpenOption.READ,
             StandardOpenOption.WRITE,
             LinkOption.NOFOLLOW_LINKS);
-    stream = new Stream(channel, stamp);
+    stream = new Stream(channel, stamp, buffers);
     return stream;
   }
 
@@ -97,16 +106,19 @@ final class SyncingOutputFile implements PartFile {
   private static final class Stream extends PositionOutputStream {
     private final FileChannel channel;
     private final CreatedByStamp stamp;
+    private final DirectBuffers buffers;
     // Direct, so the channel writes it without the JDK's per-thread temporary copy.
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
+    private final ByteBuffer buffer;
     private long position;
     // Set by a close that found no footer to stamp.
     private boolean footerMissing;
     private boolean closed;
 
-    Stream(FileChannel channel, CreatedByStamp stamp) {
+    Stream(FileChannel channel, CreatedByStamp stamp, DirectBuffers buffers) {
       this.channel = channel;
       this.stamp = stamp;
+      this.buffers = buffers;
+      this.buffer = buffers.take();
     }
 
     @Override
@@ -164,6 +176,8 @@ final class SyncingOutputFile implements PartFile {
         } else {
           footerMissing = true;
         }
+      } finally {
+        buffers.give(buffer);
       }
     }
 
@@ -172,6 +186,7 @@ final class SyncingOutputFile implements PartFile {
         return;
       }
       closed = true;
+      buffers.give(buffer);
       try {
         channel.close();
       } catch (IOException | RuntimeException ignored) {

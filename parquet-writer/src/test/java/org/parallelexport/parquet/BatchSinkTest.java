@@ -652,6 +652,118 @@ class BatchSinkTest {
     assertEquals(40, ReadBack.rows(file).size());
   }
 
+  /** A local part that says it holds {@code held} bytes, as an upload's buffers would. */
+  private static final class HoldingFile implements PartFile {
+    private final SyncingOutputFile file;
+    private final long held;
+
+    HoldingFile(Path path, CreatedByStamp stamp, long held) {
+      this.file = new SyncingOutputFile(path, stamp);
+      this.held = held;
+    }
+
+    @Override
+    public PositionOutputStream create(long blockSizeHint) throws java.io.IOException {
+      return file.create(blockSizeHint);
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite(long blockSizeHint) throws java.io.IOException {
+      return file.createOrOverwrite(blockSizeHint);
+    }
+
+    @Override
+    public boolean supportsBlockSize() {
+      return file.supportsBlockSize();
+    }
+
+    @Override
+    public long defaultBlockSize() {
+      return file.defaultBlockSize();
+    }
+
+    @Override
+    public String getPath() {
+      return file.getPath();
+    }
+
+    @Override
+    public long position() {
+      return file.position();
+    }
+
+    @Override
+    public boolean footerMissing() {
+      return file.footerMissing();
+    }
+
+    @Override
+    public void abandon() {
+      file.abandon();
+    }
+
+    @Override
+    public long heldBytes() {
+      return held;
+    }
+  }
+
+  @Test
+  void partsWhoseFilesHoldTheMostAreNamedToFinish() throws Exception {
+    TestBatch batch = new TestBatch(4, new int[] {ColumnKind.INT64}, 0);
+    for (int r = 0; r < 4; r++) {
+      batch.setLong(0, r, r);
+    }
+    BatchSink sink =
+        create(batch, ColumnKind.INT64, 0, 0, "part_writers=3\npart_memory_bytes=1000000");
+    // Part a's file holds 600 kB, part b's 800 kB: each within the budget, together past it.
+    sink.usePartFiles(
+        (path, stamp) ->
+            new HoldingFile(Path.of(path), stamp, path.endsWith("a.parquet") ? 600_000 : 800_000));
+    sink.selectPart(0);
+    sink.openPart(dir.resolve("a.parquet").toString());
+    sink.writeBatch(4);
+    assertEquals(-1, sink.partToFinish(), "one part is within the budget");
+    sink.selectPart(1);
+    sink.openPart(dir.resolve("b.parquet").toString());
+    sink.writeBatch(4);
+    assertEquals(1, sink.partToFinish(), "past the budget, the part whose file holds the most");
+    sink.closePart();
+    assertEquals(-1, sink.partToFinish(), "finishing it brought the open parts back within");
+    sink.selectPart(0);
+    sink.closePart();
+    assertEquals(4, ReadBack.rows(dir.resolve("b.parquet")).size());
+
+    // Control: local files hold nothing, so a budget they are past only ends row groups early.
+    BatchSink local = create(batch, ColumnKind.INT64, 0, 0, "part_writers=3\npart_memory_bytes=1");
+    for (String name : new String[] {"c.parquet", "d.parquet"}) {
+      local.selectPart(name.startsWith("c") ? 0 : 1);
+      local.openPart(dir.resolve(name).toString());
+      local.writeBatch(4);
+      assertEquals(-1, local.partToFinish(), name + ": no part is named to finish");
+      local.closePart();
+    }
+  }
+
+  @Test
+  void aClosedOrAbandonedPartHandsItsBufferToTheNext() throws Exception {
+    DirectBuffers buffers = new DirectBuffers();
+    CreatedByStamp stamp = new CreatedByStamp("test 1.0");
+    for (String name : new String[] {"e.parquet", "f.parquet"}) {
+      PositionOutputStream stream =
+          new SyncingOutputFile(dir.resolve(name), stamp, buffers).create(0);
+      assertEquals(0, buffers.free(), name + ": the open part holds the buffer");
+      stream.write(new byte[10]);
+      stream.close();
+      assertEquals(1, buffers.free(), name + ": closed, its buffer is back for the next part");
+    }
+    SyncingOutputFile abandoned = new SyncingOutputFile(dir.resolve("g.parquet"), stamp, buffers);
+    abandoned.create(0);
+    abandoned.abandon();
+    abandoned.abandon();
+    assertEquals(1, buffers.free(), "an abandoned part gives its buffer back once");
+  }
+
   @Test
   void aFileClosedWithoutItsFooterIsOnlyClosed() throws Exception {
     // parquet-java closes the file from a finally block after a failure; an exception from that

@@ -107,6 +107,17 @@ public final class MultipartOutputFile implements PartFile {
     return uploadId;
   }
 
+  /** Whether a close succeeded: pending() then has the upload. */
+  public boolean finished() {
+    return pending != null;
+  }
+
+  /** Bytes of the buffers the stream holds now: filling, on the wire, kept and spare. */
+  @Override
+  public long heldBytes() {
+    return stream == null ? 0 : stream.heldBytes();
+  }
+
   /** After a successful close: the finished upload, not yet completed. */
   public PendingUpload pending() {
     if (pending == null) {
@@ -334,6 +345,20 @@ public final class MultipartOutputFile implements PartFile {
             at >= currentStart ? current[(int) (at - currentStart)] : kept[(int) (at - keptStart)];
       }
       return out;
+    }
+
+    long heldBytes() {
+      long bytes = current == null ? 0 : current.length;
+      for (byte[] buffer : inFlightBuffers) {
+        bytes += buffer.length;
+      }
+      if (kept != null && kept != current && !inFlightBuffers.contains(kept)) {
+        bytes += kept.length;
+      }
+      for (byte[] buffer : free) {
+        bytes += buffer.length;
+      }
+      return bytes;
     }
 
     /** Gives up: waits for the parts on the wire (their errors do not matter) and frees memory. */

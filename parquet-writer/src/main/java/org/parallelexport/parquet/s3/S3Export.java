@@ -4,7 +4,9 @@
  * The protocol is DESIGN.md's "Object storage: never a partial export". A worker opens one (its
  * S3Session and threads start here, under the C side's blocked signals) and attaches it to its
  * BatchSink, so that every part the sink opens is a MultipartOutputFile under the prefix whose
- * upload stays pending after close (partClosed hands it over). Worker 0 checks the target before
+ * upload stays pending after close (partClosed hands it over). A partitioned export's sink keeps
+ * several parts open, one per partition folder, so several uploads may be open at once; a part's
+ * name then starts with its folders ("region=eu/part-..."). Worker 0 checks the target before
  * any worker reads a row (probe, firstKey, previousExportProblem). In the PUBLISH phase each worker
  * completes its own pending uploads (completeAll); worker 0 then writes _SUCCESS last, the JSON
  * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
@@ -17,7 +19,7 @@
  * export's record through this session before anything else (startSweep, sweepStep).
  *
  * undo() is the worker's exit path after a failure: _SUCCESS first (put back as it was when this
- * export replaced one, else deleted), then the open part's upload and the pending ones aborted and
+ * export replaced one, else deleted), then the open parts' uploads and the pending ones aborted and
  * the completed objects deleted: exactly what this worker made, nothing found by listing. It uses
  * the session's short-timeout view and never throws: it returns what it could not undo.
  */
@@ -33,7 +35,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -49,9 +54,13 @@ public final class S3Export implements PartFile.Factory {
   /** What the manifest's "format" field says, so an overwrite recognises an export of ours. */
   static final String FORMAT = "parallel_export_parquet";
 
-  // Most keys a prefix to overwrite may hold; an export has at most 8192 parts.
-  private static final int LIST_LIMIT = 10_000;
-  private static final Pattern PART_NAME = Pattern.compile("part-\\d{5,}-[0-9a-f]{12}\\.parquet");
+  // Most keys a prefix to overwrite may hold: an unpartitioned export has at most 8192 parts, a
+  // partitioned one a few per partition (max_partitions is 20,000 by default).
+  private static final int LIST_LIMIT = 200_000;
+  // A part's name under the prefix: Hive partition folders ("name=value", 32 levels at most, each
+  // with exactly one "=" as both sides are escaped), then part-NNNNN-EXPORTID.parquet.
+  private static final Pattern PART_NAME =
+      Pattern.compile("(?:[^/=]+=[^/=]+/){0,32}part-\\d{5,}-[0-9a-f]{12}\\.parquet");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final S3Session session;
@@ -61,7 +70,8 @@ public final class S3Export implements PartFile.Factory {
   private final String bucket;
   private final String prefix;
   private final String exportId;
-  private MultipartOutputFile current;
+  // Uploads of parts the sink has open, by key.
+  private final Map<String, MultipartOutputFile> open = new LinkedHashMap<>();
   private final List<PendingUpload> pending = new ArrayList<>();
   private final List<String> completed = new ArrayList<>();
   // Worker 0: the replaced export's part keys and manifest, and whether our _SUCCESS went out.
@@ -124,21 +134,29 @@ public final class S3Export implements PartFile.Factory {
 
   @Override
   public PartFile create(String name, CreatedByStamp stamp) throws IOException {
-    if (current != null) {
-      throw new IllegalStateException("part " + current.getPath() + " is still open");
+    String key = prefix + name;
+    if (open.containsKey(key)) {
+      throw new IllegalStateException("part " + open.get(key).getPath() + " is still open");
     }
-    ledger.key(prefix + name);
-    current = new MultipartOutputFile(session, bucket, prefix + name, stamp, ledger::upload);
-    return current;
+    ledger.key(key);
+    MultipartOutputFile file = new MultipartOutputFile(session, bucket, key, stamp, ledger::upload);
+    open.put(key, file);
+    return file;
   }
 
-  /** The open part was closed by its sink: its upload waits, pending, for publication. */
+  /** The sink closed a part: its upload waits, pending, for publication. */
   public void partClosed() {
-    if (current == null) {
-      throw new IllegalStateException("no part is open");
+    int before = pending.size();
+    for (Iterator<MultipartOutputFile> it = open.values().iterator(); it.hasNext(); ) {
+      MultipartOutputFile file = it.next();
+      if (file.finished()) {
+        pending.add(file.pending());
+        it.remove();
+      }
     }
-    pending.add(current.pending());
-    current = null;
+    if (pending.size() == before) {
+      throw new IllegalStateException("no open part was finished");
+    }
   }
 
   /** Worker 0, first: the bucket exists and these credentials reach it. */
@@ -155,7 +173,10 @@ public final class S3Export implements PartFile.Factory {
   /**
    * Worker 0, for overwrite: null if the prefix holds exactly a previous export of this extension
    * (its _SUCCESS manifest and the parts it lists, nothing else), whose parts then become this
-   * export's to delete once it commits; else why not, as a sentence.
+   * export's to delete once it commits; else why not, as a sentence. A key that ends in "/" and
+   * names a partition folder of a listed part is a folder marker, no object of anyone's data
+   * (S3Proxy's filesystem store lists its directories so, tools make them on S3): it is let be,
+   * never deleted.
    */
   public String previousExportProblem() throws IOException {
     Optional<byte[]> manifest = session.get(bucket, prefix + SUCCESS);
@@ -173,12 +194,16 @@ public final class S3Export implements PartFile.Factory {
       return "Its " + SUCCESS + " object is not a manifest of this extension.";
     }
     Set<String> listed = new HashSet<>();
+    Set<String> folders = new HashSet<>();
     for (JsonNode part : parts) {
       String name = part.path("name").asText();
       if (!PART_NAME.matcher(name).matches()) {
         return "Its manifest lists \"" + name + "\", which is not a part name of this extension.";
       }
       listed.add(prefix + name);
+      for (int slash = name.indexOf('/'); slash > 0; slash = name.indexOf('/', slash + 1)) {
+        folders.add(prefix + name.substring(0, slash + 1));
+      }
     }
     List<String> keys = session.listKeys(bucket, prefix, LIST_LIMIT + 1);
     if (keys.size() > LIST_LIMIT) {
@@ -186,7 +211,7 @@ public final class S3Export implements PartFile.Factory {
     }
     Set<String> present = new HashSet<>(keys);
     for (String key : keys) {
-      if (!key.equals(prefix + SUCCESS) && !listed.contains(key)) {
+      if (!key.equals(prefix + SUCCESS) && !listed.contains(key) && !folders.contains(key)) {
         return "It holds \"" + key + "\", which its manifest does not list.";
       }
     }
@@ -215,7 +240,8 @@ public final class S3Export implements PartFile.Factory {
 
   /**
    * Worker 0, last: PUTs _SUCCESS, the manifest of every part (names relative to the prefix, in
-   * part order, with rows and bytes), the total rows, the schema and the versions.
+   * part order, with rows and bytes, and a partitioned part's folders as "partition"), the total
+   * rows, the schema and the versions.
    */
   public void writeSuccess(
       BatchSink sink,
@@ -232,7 +258,12 @@ public final class S3Export implements PartFile.Factory {
     long total = 0;
     ArrayNode parts = root.putArray("parts");
     for (int i = 0; i < names.length; i++) {
-      parts.addObject().put("name", names[i]).put("rows", rows[i]).put("bytes", bytes[i]);
+      ObjectNode part = parts.addObject().put("name", names[i]);
+      int folders = names[i].lastIndexOf('/');
+      if (folders > 0) {
+        part.put("partition", names[i].substring(0, folders));
+      }
+      part.put("rows", rows[i]).put("bytes", bytes[i]);
       total += rows[i];
     }
     root.put("rows", total);
@@ -293,12 +324,13 @@ public final class S3Export implements PartFile.Factory {
         left.add(prefix + SUCCESS);
       }
     }
-    if (current != null) {
+    for (Iterator<MultipartOutputFile> it = open.values().iterator(); it.hasNext(); ) {
+      MultipartOutputFile file = it.next();
       try {
-        current.abort(quick);
-        current = null;
+        file.abort(quick);
+        it.remove();
       } catch (IOException | RuntimeException e) {
-        left.add(current.getPath());
+        left.add(file.getPath());
       }
     }
     for (PendingUpload upload : new ArrayList<>(pending)) {

@@ -12,9 +12,11 @@ import java.util.List;
  * Runs one query in DuckDB over an export directory, as the view {@code parts} of {@code
  * read_parquet('DIR/*.parquet')}, and prints each result row with its values separated by tabs
  * (NULL as an empty value), the way {@code psql -A -t -F TAB} prints them. Used by
- * tools/image/run.sh to compare a fingerprint of the exported values with PostgreSQL's.
+ * tools/image/run.sh to compare a fingerprint of the exported values with PostgreSQL's. With
+ * {@code --hive}, {@code parts} reads a partitioned export: {@code DIR/**}{@code /*.parquet} with
+ * DuckDB's Hive partitioning, so the partition columns come from the folder names.
  *
- * <p>Usage: {@code Query DIR SQL}, e.g. {@code mvn -q -pl regress/readback exec:java
+ * <p>Usage: {@code Query [--hive] DIR SQL}, e.g. {@code mvn -q -pl regress/readback exec:java
  * -Dpep.main=org.parallelexport.readback.Query -Dexec.args="/exports/t 'SELECT count(*) FROM
  * parts'"}.
  */
@@ -22,18 +24,23 @@ public final class Query {
   private Query() {}
 
   public static void main(String[] args) throws SQLException {
-    if (args.length != 2) {
-      System.err.println("usage: Query DIR SQL");
+    boolean hive = args.length == 3 && args[0].equals("--hive");
+    if (args.length != (hive ? 3 : 2)) {
+      System.err.println("usage: Query [--hive] DIR SQL");
       System.exit(2);
     }
+    String dir = args[args.length - 2];
+    String sql = args[args.length - 1];
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
         Statement st = duck.createStatement()) {
       st.execute("SET TimeZone = 'UTC'");
       st.execute(
           "CREATE VIEW parts AS SELECT * FROM read_parquet("
-              + Peek.quote(args[0] + "/*.parquet")
+              + (hive
+                  ? Peek.quote(dir + "/**/*.parquet") + ", hive_partitioning = true"
+                  : Peek.quote(dir + "/*.parquet"))
               + ")");
-      try (ResultSet rs = st.executeQuery(args[1])) {
+      try (ResultSet rs = st.executeQuery(sql)) {
         int n = rs.getMetaData().getColumnCount();
         while (rs.next()) {
           List<String> values = new ArrayList<>();
