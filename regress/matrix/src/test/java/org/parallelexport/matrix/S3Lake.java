@@ -155,11 +155,14 @@ final class S3Lake implements AutoCloseable {
     return new Prefix(this, key.endsWith("/") ? key : key + "/");
   }
 
-  /** The objects under p, in key order, as ListObjectsV2 lists them. */
+  /** The objects under p, in key order, as ListObjectsV2 lists them (folders left out). */
   List<Listed> list(Prefix p) {
     List<Listed> out = new ArrayList<>();
     for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(p.key())).contents()) {
-      out.add(new Listed(o.key().substring(p.key().length()), o.size()));
+      // S3Proxy's filesystem backend lists the folders it made for a key's "/" as keys
+      if (!o.key().endsWith("/")) {
+        out.add(new Listed(o.key().substring(p.key().length()), o.size()));
+      }
     }
     return out;
   }
