@@ -140,6 +140,10 @@ final class Canon {
     if (v instanceof LocalDateTime t) {
       return Long.toString(t.toLocalDate().toEpochDay());
     }
+    if (v instanceof String s) {
+      // a reader that leaves a date partition's folder value as it found it
+      return "text " + s;
+    }
     return integral(v);
   }
 

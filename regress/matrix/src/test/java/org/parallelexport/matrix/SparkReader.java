@@ -1,6 +1,5 @@
 package org.parallelexport.matrix;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,6 +10,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
@@ -20,7 +20,10 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Apache Spark (parquet-java's reader under Spark's own conversion) in local mode on loopback, with
- * java.time values and UTC as the session time zone.
+ * java.time values and UTC as the session time zone. A partitioned tree is read as Spark reads a
+ * table's folder, its partition columns discovered and typed by Spark; an s3:// export from the S3
+ * server's folder, as Spark's s3a filesystem (hadoop-aws) needs the AWS SDK bundle, 641 MB to
+ * download on every fresh CI machine.
  *
  * <p>spark.read.parquet infers one schema for the whole file and fails for every column when it
  * cannot convert one of them, so each column is read with its own schema, converted by Spark's
@@ -28,8 +31,10 @@ import org.apache.spark.sql.types.StructType;
  * with Spark's own error. {@link #wholeFile} records what inference does.
  */
 final class SparkReader implements Reader {
+  private static final StructField ID =
+      DataTypes.createStructField("id", DataTypes.IntegerType, true);
   private final SparkSession spark;
-  private final Map<Path, String> wholeFile = new HashMap<>();
+  private final Map<Source, String> wholeFile = new HashMap<>();
 
   SparkReader() {
     spark = localSession();
@@ -57,31 +62,38 @@ final class SparkReader implements Reader {
     return "Spark " + spark.version();
   }
 
-  /** What spark.read.parquet(file) without a schema did: null if it read the file. */
-  String wholeFile(Path file) {
-    return wholeFile.get(file);
+  /** What spark.read.parquet of the source without a schema did: null if it read it all. */
+  String wholeFile(Source source) {
+    return wholeFile.get(source);
   }
 
   @Override
-  public Map<String, Read> read(Path file, List<String> columns) throws Exception {
+  public Map<String, Read> read(Source source, List<String> columns) throws Exception {
+    String path = source.local().toString();
     try {
-      spark.read().parquet(file.toString()).collectAsList();
-      wholeFile.put(file, null);
+      spark.read().parquet(path).collectAsList();
+      wholeFile.put(source, null);
     } catch (Exception e) {
-      wholeFile.put(file, Read.failed(e).error());
+      wholeFile.put(source, Read.failed(e).error());
     }
     Configuration conf = spark.sessionState().newHadoopConf();
     MessageType schema;
     try (ParquetFileReader footer =
         ParquetFileReader.open(
-            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), conf))) {
+            HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(source.files().get(0).toUri()), conf))) {
       schema = footer.getFileMetaData().getSchema();
     }
     ParquetToSparkSchemaConverter converter =
         new ParquetToSparkSchemaConverter(spark.sessionState().conf());
     Map<String, Read> out = new LinkedHashMap<>();
     List<StructField> readable = new ArrayList<>();
+    List<String> folders = new ArrayList<>();
     for (String c : columns) {
+      if (!schema.containsField(c) && source.partitions().contains(c)) {
+        folders.add(c);
+        continue;
+      }
       try {
         StructType st =
             converter.convert(
@@ -93,41 +105,59 @@ final class SparkReader implements Reader {
     }
     // One job for every column Spark can convert; a group that fails is split in halves, so a
     // few columns that convert but cannot be read cost a few jobs, not one per column.
-    readGroup(file, readable, out);
+    readGroup(path, readable, out);
+    if (!folders.isEmpty()) {
+      readFolders(path, folders, out);
+    }
     Map<String, Read> ordered = new LinkedHashMap<>();
     columns.forEach(c -> ordered.put(c, out.get(c)));
     return ordered;
   }
 
-  private void readGroup(Path file, List<StructField> fields, Map<String, Read> out) {
+  private void readGroup(String path, List<StructField> fields, Map<String, Read> out) {
     List<StructField> all = new ArrayList<>();
-    all.add(DataTypes.createStructField("id", DataTypes.IntegerType, true));
+    all.add(ID);
     all.addAll(fields);
-    List<Row> rows;
     try {
-      rows =
-          spark
-              .read()
-              .schema(DataTypes.createStructType(all))
-              .parquet(file.toString())
-              .collectAsList();
+      collect(
+          path,
+          DataTypes.createStructType(all),
+          fields.stream().map(StructField::name).toList(),
+          out);
     } catch (Exception e) {
       if (fields.size() == 1) {
         out.put(fields.get(0).name(), Read.failed(e));
       } else {
         int half = fields.size() / 2;
-        readGroup(file, fields.subList(0, half), out);
-        readGroup(file, fields.subList(half, fields.size()), out);
+        readGroup(path, fields.subList(0, half), out);
+        readGroup(path, fields.subList(half, fields.size()), out);
       }
-      return;
     }
-    for (int i = 0; i < fields.size(); i++) {
+  }
+
+  /**
+   * Partition columns only in the folder names: a schema of the id alone, to which Spark appends
+   * every partition column it discovers, with the type it infers.
+   */
+  private void readFolders(String path, List<String> names, Map<String, Read> out) {
+    try {
+      collect(path, DataTypes.createStructType(List.of(ID)), names, out);
+    } catch (Exception e) {
+      names.forEach(n -> out.put(n, Read.failed(e)));
+    }
+  }
+
+  /** Reads path with schema, and puts each named column of the result into out. */
+  private void collect(String path, StructType schema, List<String> names, Map<String, Read> out) {
+    Dataset<Row> df = spark.read().schema(schema).parquet(path);
+    List<Row> rows = df.collectAsList();
+    for (String name : names) {
+      int col = df.schema().fieldIndex(name);
       Map<Integer, Object> values = new TreeMap<>();
-      int col = i + 1;
       for (Row r : rows) {
         values.put(r.getInt(0), Reader.guarded(() -> r.get(col)));
       }
-      out.put(fields.get(i).name(), new Read(values, null));
+      out.put(name, new Read(values, null, df.schema().apply(col).dataType().simpleString()));
     }
   }
 

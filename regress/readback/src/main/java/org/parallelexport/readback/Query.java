@@ -12,9 +12,9 @@ import java.util.List;
  * Runs one query in DuckDB over an export directory, as the view {@code parts} of {@code
  * read_parquet('DIR/*.parquet')}, and prints each result row with its values separated by tabs
  * (NULL as an empty value), the way {@code psql -A -t -F TAB} prints them. Used by
- * tools/image/run.sh to compare a fingerprint of the exported values with PostgreSQL's. With
- * {@code --hive}, {@code parts} reads a partitioned export: {@code DIR/**}{@code /*.parquet} with
- * DuckDB's Hive partitioning, so the partition columns come from the folder names.
+ * tools/image/run.sh to compare a fingerprint of the exported values with PostgreSQL's. With {@code
+ * --hive}, {@code parts} reads a partitioned export: {@code DIR/**}{@code /*.parquet} with DuckDB's
+ * Hive partitioning, so the partition columns come from the folder names.
  *
  * <p>Usage: {@code Query [--hive] DIR SQL}, e.g. {@code mvn -q -pl regress/readback exec:java
  * -Dpep.main=org.parallelexport.readback.Query -Dexec.args="/exports/t 'SELECT count(*) FROM

@@ -89,13 +89,19 @@ final class Env {
       }
       return ReferenceExporter.export(pg, source, dir, workers);
     }
+    return export(pg, source, dir.toString(), workers, options);
+  }
+
+  /** The same into a target given as text: a directory, or an s3:// URL. */
+  static long export(Connection pg, String source, String target, int workers, String options)
+      throws SQLException {
     try (PreparedStatement ps =
         pg.prepareStatement(
             "SELECT parallel_export_parquet(?::text, ?::text, ?::integer"
                 + (options.isEmpty() ? "" : ", " + options)
                 + ")")) {
       ps.setString(1, source);
-      ps.setString(2, dir.toString());
+      ps.setString(2, target);
       ps.setInt(3, workers);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

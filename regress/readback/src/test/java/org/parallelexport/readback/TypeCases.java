@@ -61,6 +61,13 @@ public final class TypeCases {
     return Env.export(pg, source, dir, 1, options);
   }
 
+  /** Exports source into target (a directory or an s3:// URL) with workers and the options. */
+  public static long export(
+      Connection pg, String source, String target, int workers, String options)
+      throws SQLException {
+    return Env.export(pg, source, target, workers, options);
+  }
+
   /** Whether compatibility => 'spark' writes col as the text of its type's output function. */
   public static boolean sparkAsText(Column col) {
     return TypesRoundTripTest.SPARK_AS_TEXT.contains(col.kind());
