@@ -43,6 +43,7 @@
 #include "utils/memutils.h"
 
 #include "pep_batch.h"
+#include "pep_contract.h"
 #include "pep_fault.h"
 #include "pep_guc.h"
 #include "pep_jvm.h"
@@ -553,9 +554,10 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	pep_fault_parse(&w.fault);
 	options = w.shared->writer_options;
 	if (pep_fault_is(&w.fault, "java_error", ParallelWorkerNumber))
-		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
+		options = psprintf("%s" PEP_OPTION(FAULT_AFTER_BATCHES) "=%d\n", options,
+						   w.fault.batches);
 
-	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, w.shared->jvm_options);
+	pep_jvm_start(&w.shared->jvm);
 	w.columns = columns;
 	file_columns = columns;
 	nfile_columns = w.shared->ncolumns;
