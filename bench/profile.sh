@@ -99,21 +99,33 @@ set +o pipefail
 	echo
 	perf report -i "$work/perf.data" --no-children --sort dso,sym --stdio -g none 2>/dev/null |
 		grep -v '^#' | grep -v '^$' >"$work/symbols.txt"
-	echo "## self time by kind (symbol-name heuristics)"
+	echo "## self time by kind (symbol-name heuristics; a later, narrower rule overrides an earlier one)"
 	echo
-	awk '{ p = $1 + 0 }
-		/\[JIT\]/ && /Interpreter/ { k = "Java: interpreter" }
-		/\[JIT\]/ && /[Dd]ictionary|Fallback|2IntLinkedOpenHashMap|2IntOpenHashMap/ { k = "Java: dictionary encoding attempts (parquet)" }
-		/\[JIT\]/ && !/Interpreter|[Dd]ictionary|Fallback|2IntLinkedOpenHashMap|2IntOpenHashMap/ { k = "Java: other JIT-compiled code (record path, encoders, buffers)" }
-		/libjvm/ { k = "JVM: other" }
-		/libjvm/ && /Phase|Compile|C2|Matcher|IndexSet|Dict::|Node|Parse|GraphKit|Type|Register/ { k = "JVM: JIT compiler" }
-		/libjvm/ && /Oop|DefNew|Scan|GC|Copy|Tenured|Serial|Card|Mark|Survivor/ { k = "JVM: garbage collector" }
-		/snappy/ { k = "snappy compression (native)" }
-		/ postgres / { k = "PostgreSQL: scan, deform, output functions" }
-		/parallel_export_parquet\.so/ { k = "extension C: batch fill" }
-		/kernel/ { k = "kernel: I/O, page faults, scheduling" }
-		/libc\.so/ { k = "libc: memcpy/memset/strlen" }
-		/ld-linux|\[unknown\]|libz|libcrypto|libstdc|vdso/ { k = "other" }
+	awk '{ p = $1 + 0; k = "other"; name = $0; sub(/\(.*/, "", name) }
+		/ postgres / { k = "PostgreSQL: heap scan, buffers, tuple deforming" }
+		/ postgres / && name ~ /escape_json|[Jj]sonb|StringInfo|_out$|OutputFunctionCall/ { k = "PostgreSQL: output functions (jsonb as text)" }
+		/parallel_export_parquet\.so/ { k = "extension C: batch filling (values, numeric, nested)" }
+		/parallel_export_parquet\.so/ && /pep_jvm|pep_sink/ { k = "JNI crossing" }
+		/\[JIT\]/ { k = "Java: other compiled code" }
+		/\[JIT\]/ && name ~ /org\.parallelexport/ { k = "Java: batch reading and level computation (this project)" }
+		/\[JIT\]/ && name ~ /ColumnWriterBase|ColumnWriteStore|ColumnWriterV[12]|ColumnValueCollector/ { k = "Java: parquet-java column writers (per-value calls)" }
+		/\[JIT\]/ && name ~ /RunLengthBitPacking|BitPacking|DevNullValuesWriter/ { k = "Java: level and id encoding (RLE, bit-packing)" }
+		/\[JIT\]/ && name ~ /[Dd]ictionary|Fallback|OpenHashMap/ { k = "Java: dictionary encoding" }
+		/\[JIT\]/ && name ~ /Plain|LittleEndian|CapacityByteArrayOutputStream|BytesInput|ByteBuffer|\.Binary/ { k = "Java: plain encoding, page buffers, copies" }
+		/\[JIT\]/ && name ~ /Statistics|Comparator|ColumnIndex|OffsetIndex/ { k = "Java: statistics and column index" }
+		/\[JIT\]/ && name ~ /RecyclingAllocator/ { k = "allocation (JVM, page buffers, libc memset)" }
+		/\[JIT\]/ && name ~ /ParquetFileWriter|SyncingOutputFile|FileChannel|ColumnChunkPageWriteStore|MultipartOutputFile/ { k = "Java: page and file output" }
+		/\[JIT\]/ && /Interpreter/ { k = "JVM: interpreter" }
+		/\[JIT\]/ && /StubRoutines|adapters|vtable|itable/ { k = "Java: stubs (array copies, dispatch)" }
+		/libjvm/ { k = "JVM: other (class loading, runtime)" }
+		/libjvm/ && /Phase|Compile|C2|C1|Matcher|IndexSet|Dict::|Node|Parse|GraphKit|Type|Register|LIR|Linear|ciMethod|ciEnv|ciObject|Block|Chaitin|Arena|Loop|Escape|Inline/ { k = "JVM: JIT compiler" }
+		/libjvm/ && /DefNew|Tenured|Serial|CardTable|MarkSweep|OopClosure|ScanClosure|GenCollect|Survivor|oop_oop_iterate|ContiguousSpace|Generation/ { k = "garbage collector" }
+		/libjvm/ && /MemAllocator|ObjArrayAllocator|TypeArrayKlass::allocate|OptoRuntime::new|CollectedHeap|TLAB|Tlab/ { k = "allocation (JVM, page buffers, libc memset)" }
+		/libjvm/ && /jni_|JNIHandles|JavaCalls|JavaCallWrapper|ThreadStateTransition|ThreadInVMfromNative/ { k = "JNI crossing" }
+		/snappy|zstd|libz|lz4/ { k = "compression (native)" }
+		/kernel/ { k = "kernel: file I/O, page faults, scheduling" }
+		/libc\.so/ { k = "libc: memcpy, strlen" }
+		/libc\.so/ && /memset/ { k = "allocation (JVM, page buffers, libc memset)" }
 		{ t[k] += p }
 		END { for (k in t) printf "%6.2f%%  %s\n", t[k], k }' "$work/symbols.txt" | sort -rn
 	echo

@@ -235,6 +235,43 @@ ok $? "out of heap while closing a part: 53200 and the OutOfMemoryError itself" 
 [[ ! -e "$WORK/oom-close" ]]
 ok $? "and leaves nothing behind"
 
+# --- The AppCDS archive covers nested kinds as well as flat ones: a 1-row
+# export of arrays, a composite, an array of composites, an enum and an
+# interval (the shapes of bench/sql/create_nested_one.sql) loads no class
+# from the jar that a flat export does not load from it too (slf4j 1.7's
+# classes are older than CDS can archive). The premise: the archive was in
+# use for both.
+sql "DROP TABLE IF EXISTS pep_jvm_nested; DROP TYPE IF EXISTS pep_jvm_pair, pep_jvm_mood;
+	CREATE TYPE pep_jvm_pair AS (k int, v text[]);
+	CREATE TYPE pep_jvm_mood AS ENUM ('sad', 'happy');
+	CREATE TABLE pep_jvm_nested (id bigint, a int[], m text[][], p pep_jvm_pair, ps pep_jvm_pair[],
+		mood pep_jvm_mood, iv interval);
+	INSERT INTO pep_jvm_nested VALUES (1, ARRAY[1, NULL, 3], ARRAY[['a', 'b'], ['c', NULL]],
+		ROW(7, ARRAY['x', 'y']), ARRAY[ROW(1, ARRAY['p'])::pep_jvm_pair, NULL], 'happy',
+		interval '1 year 2 days 03:04:05.678')" >/dev/null
+defaults=$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.jvm_options")
+# from_jar TABLE: a 1-row export of TABLE; the classes it loaded from the jar
+# go to $WORK/jar-TABLE.txt, the count it took from the archive to $archived.
+from_jar() {
+	rm -f "$WORK/classes-$1.log"
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults -Xlog:class+load=info:file=$WORK/classes-$1.log'" \
+		-c "SELECT parallel_export_parquet('SELECT * FROM $1 LIMIT 1', '$WORK/classes-$1', 1)")
+	archived=$(grep -c 'source: shared objects file' "$WORK/classes-$1.log" 2>/dev/null)
+	[[ "$out" == 1 ]] || archived=0
+	grep 'source: .*parallel_export_parquet\.jar' "$WORK/classes-$1.log" 2>/dev/null |
+		sed 's/.*\] //; s/ source:.*//' | sort >"$WORK/jar-$1.txt"
+}
+from_jar pep_jvm_t
+[[ "${archived:-0}" -gt 1000 ]]
+ok $? "premise: a flat 1-row export ran with the AppCDS archive in use ($archived classes from it)" "$out"
+from_jar pep_jvm_nested
+[[ "${archived:-0}" -gt 1000 ]]
+ok $? "premise: so did the nested one ($archived classes)" "$out"
+extra=$(comm -13 "$WORK/jar-pep_jvm_t.txt" "$WORK/jar-pep_jvm_nested.txt")
+[[ -z "$extra" ]]
+ok $? "the nested export loaded no class from the jar that the flat one did not" "$extra"
+
 # --- No crash restart through all of it.
 [[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]
 ok $? "the witness session and the checkpointer survived (no crash restart)"
@@ -246,5 +283,5 @@ out=$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/after', 1)")
 [[ "$out" == 1000 ]]
 ok $? "control: afterwards the default options export again" "$out"
 
-sql "DROP TABLE pep_jvm_t, pep_jvm_wide" >/dev/null
+sql "DROP TABLE pep_jvm_t, pep_jvm_wide, pep_jvm_nested; DROP TYPE pep_jvm_pair, pep_jvm_mood" >/dev/null
 tap_done

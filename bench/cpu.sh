@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench/cpu.sh: the CPU time an export's workers use, and the values they
+# encode per CPU-second, measured so that a shared machine does not skew it.
+#
+# Wall time on a machine others share says mostly how busy they were; the CPU
+# time of the workers themselves does not. The postmaster reaps every parallel
+# worker, and the kernel then adds the worker's CPU time, all its threads (the
+# JVM's JIT compiler and garbage collector included), to the postmaster's
+# cutime and cstime (fields 16 and 17 of /proc/PID/stat). Read in the caller's
+# session right before and right after the statement (the statement returns
+# only once its workers are reaped), their difference is the CPU time of the
+# export's workers. Any other child of the postmaster that exits in between
+# counts too, so the numbers are for a cluster with autovacuum off.
+#
+# Usage: bench/cpu.sh SOURCE [WORKERS [RUNS]]      defaults: 2 workers, 3 runs
+#   on a running tools/cluster.sh cluster (PEP_TMP, PEP_PORT as for it), the
+#   extension created; SOURCE is a table. Extra SQL before each export (a SET)
+#   can be given in BENCH_CPU_SETUP.
+# Prints a line per run: wall seconds, the workers' CPU seconds, values
+# (rows x columns) per CPU-second per worker, and the load average; then the
+# medians.
+set -euo pipefail
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$bench_dir")
+source_name=${1:?usage: bench/cpu.sh SOURCE [WORKERS [RUNS]]}
+workers=${2:-2}
+runs=${3:-3}
+
+# shellcheck source=../tools/cluster.sh
+source "$root/tools/cluster.sh"
+pep_running || {
+	echo "cpu: no cluster at $PEP_TMP (tools/cluster.sh start)" >&2
+	exit 1
+}
+pm_pid=$(head -n 1 "$PEP_DATA/postmaster.pid")
+hz=$(getconf CLK_TCK)
+columns=$(psql -X -At -c "SELECT count(*) FROM pg_attribute
+	WHERE attrelid = '$source_name'::regclass AND attnum > 0 AND NOT attisdropped")
+work=$PEP_TMP/cpu
+mkdir -p "$work"
+
+results=()
+for run in $(seq "$runs"); do
+	out=$PEP_OUT/cpu-$run
+	rm -rf "$out"
+	psql -X -q -v ON_ERROR_STOP=1 -At >"$work/psql.out" <<-EOF
+		LOAD 'parallel_export_parquet';
+		${BENCH_CPU_SETUP:-}
+		\! awk '{ print "ticks_before", \$16 + \$17 }' /proc/$pm_pid/stat
+		\timing on
+		SELECT 'rows', parallel_export_parquet('$source_name', '$out', $workers);
+		\timing off
+		\! awk '{ print "ticks_after", \$16 + \$17 }' /proc/$pm_pid/stat
+	EOF
+	rm -rf "$out"
+	read -r secs cpu rows < <(awk -v hz="$hz" '
+		$1 == "ticks_before" { b = $2 }
+		$1 == "ticks_after" { a = $2 }
+		/^rows\|/ { split($0, f, "|"); rows = f[2] }
+		/^Time: / { secs = $2 / 1000 }
+		END { printf "%.3f %.2f %d\n", secs, (a - b) / hz, rows }' "$work/psql.out")
+	# each worker encodes its share of the values in its share of the CPU time
+	per_worker=$(awk -v r="$rows" -v c="$columns" -v cpu="$cpu" 'BEGIN { printf "%.2f", r * c / cpu / 1e6 }')
+	printf 'run %d: %s rows x %s columns, wall %s s, workers CPU %s s, %sM values per CPU-second per worker; load %s\n' \
+		"$run" "$rows" "$columns" "$secs" "$cpu" "$per_worker" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	results+=("$secs $cpu $per_worker")
+done
+printf '%s\n' "${results[@]}" | awk -v src="$source_name" -v w="$workers" '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{ n++; s[n] = $1; c[n] = $2; v[n] = $3 }
+	END { printf "median of %d (%s, %d workers): wall %.2f s, workers CPU %.2f s, %.2fM values per CPU-second per worker\n", n, src, w, median(s, n), median(c, n), median(v, n) }'
