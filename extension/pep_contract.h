@@ -5,10 +5,13 @@
  *
  * Kind codes, value widths and option defaults are @Native constants of
  * ColumnKind and OptionDefaults (parquet-writer); the build runs javac -h
- * on those two files and writes their headers to generated/ (see the
- * Makefile), so C has no copy of its own: a constant Java renames or drops
- * fails the C build, and a changed value reaches both sides at once.  The
- * macros below only shorten the generated names.
+ * on those files and writes their headers to generated/ (see the
+ * Makefile).  The String constants, the options' keys (OptionNames) and
+ * their text defaults, cannot be @Native; the build lists them with javap
+ * -constants into generated/pep_contract_strings.h under the names javac -h
+ * would give them.  So C has no copy of its own: a constant Java renames or
+ * drops fails the C build, and a changed value reaches both sides at once.
+ * The macros below only shorten the generated names.
  *
  * IDENTIFICATION
  *	  extension/pep_contract.h
@@ -20,6 +23,7 @@
 
 #include "org_parallelexport_parquet_ColumnKind.h"
 #include "org_parallelexport_parquet_OptionDefaults.h"
+#include "pep_contract_strings.h"
 
 /* ColumnKind.k: a kind code */
 #define PEP_JAVA_KIND(k)		org_parallelexport_parquet_ColumnKind_##k
@@ -27,7 +31,9 @@
 #define PEP_KIND_WIDTH(k)		org_parallelexport_parquet_ColumnKind_##k##_WIDTH
 /* bytes per row of a var kind: an int32 offset and an int32 length */
 #define PEP_VAR_SLOT_WIDTH		org_parallelexport_parquet_ColumnKind_VAR_SLOT_WIDTH
-/* OptionDefaults.o: the default of a writer option */
+/* OptionDefaults.o: the default of a writer option (a number or a string literal) */
 #define PEP_DEFAULT(o)			org_parallelexport_parquet_OptionDefaults_##o
+/* OptionNames.o: the key of a writer option, a string literal */
+#define PEP_OPTION(o)			org_parallelexport_parquet_OptionNames_##o
 
 #endif							/* PEP_CONTRACT_H */

@@ -51,14 +51,11 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
-#include <sys/stat.h>
-
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_am_d.h"
 #include "pgstat.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "optimizer/cost.h"
 #include "optimizer/paths.h"
@@ -68,10 +65,12 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "pep_contract.h"
 #include "pep_export.h"
 #include "pep_extension.h"
 #include "pep_fault.h"
 #include "pep_guc.h"
+#include "pep_java.h"
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_progress.h"
@@ -91,6 +90,7 @@
 typedef struct PEPExport
 {
 	PEPOutput	out;			/* the output protocol's state */
+	PEPJvmConfig jvm;			/* how the workers start their JVM, checked */
 	ParallelContext *pcxt;		/* the workers, once created */
 	PEPShared  *shared;			/* shared state in the DSM */
 	PEPLedger  *ledger;			/* the ledger in the DSM */
@@ -204,51 +204,6 @@ pep_auto_workers(PEPSource *src)
 	return Min(workers, Max(max_parallel_workers, 1));
 }
 
-/*
- * Find the installed jar, and add the AppCDS archive made for it at install
- * time to the JVM options: it cuts a worker's start-up by most of the class
- * loading.  A stale archive is harmless; the JVM ignores it.  Point snappy-java
- * at the native library unpacked at install time.  Fills jar_path
- * (MAXPGPATH bytes) and jvm_options (PEP_JVM_OPTIONS_LEN bytes); the sweep's
- * worker starts its JVM from the same.
- */
-void
-pep_java_setup(char *jar_path, char *jvm_options)
-{
-	char		share[MAXPGPATH];
-	char	   *archive;
-	char	   *snappy;
-	StringInfoData options;
-	struct stat st;
-
-	get_share_path(my_exec_path, share);
-	snprintf(jar_path, MAXPGPATH, "%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
-	if (stat(jar_path, &st) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not access the extension's jar \"%s\": %m", jar_path),
-				 errhint("Install the extension again with \"make install\".")));
-
-	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
-	snappy = psprintf("%s/extension/%s-snappyjava.so", share, PEP_EXTENSION_NAME);
-	initStringInfo(&options);
-	if (stat(archive, &st) == 0)
-		appendStringInfo(&options, "-Xshare:auto -XX:SharedArchiveFile=%s ", archive);
-	/* Without it snappy-java leaves a copy of itself in /tmp per worker. */
-	if (stat(snappy, &st) == 0)
-		appendStringInfo(&options,
-						 "-Dorg.xerial.snappy.lib.path=%s/extension "
-						 "-Dorg.xerial.snappy.lib.name=%s-snappyjava.so ",
-						 share, PEP_EXTENSION_NAME);
-	/* JDK 22 and later warn in the server log at every native codec load without it. */
-	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
-	appendStringInfoString(&options, pep_jvm_options);
-	if (strlcpy(jvm_options, options.data, PEP_JVM_OPTIONS_LEN) >= PEP_JVM_OPTIONS_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("value of \"%s\" is too long", "parallel_export_parquet.jvm_options")));
-}
-
 /* Rows per batch: as many as fit the fixed-width budget, at most PEP_BATCH_ROWS. */
 static int
 pep_batch_rows(PEPSource *src)
@@ -354,7 +309,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 		strlcpy(shared->target, ex->out.target, MAXPGPATH);
 	}
 	strlcpy(shared->source, src->display, sizeof(shared->source));
-	pep_java_setup(shared->jar_path, shared->jvm_options);
+	shared->jvm = ex->jvm;
 	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
 		sizeof(shared->writer_options))
 		ereport(ERROR,
@@ -590,7 +545,8 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	else
 		writer_options = pep_options_writer_text(opts, src);
 	if (ex->npartition > 0)
-		writer_options = psprintf("%spart_writers=%d\npart_memory_bytes=" INT64_FORMAT "\n",
+		writer_options = psprintf("%s" PEP_OPTION(PART_WRITERS) "=%d\n"
+								  PEP_OPTION(PART_MEMORY_BYTES) "=" INT64_FORMAT "\n",
 								  writer_options, pep_partition_writers,
 								  (int64) pep_partition_memory * 1024);
 
@@ -606,6 +562,12 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	}
 	else
 		nworkers = workers;
+
+	/*
+	 * What the workers' JVM needs is checked before anything is created: a
+	 * missing jar or libjvm fails the call with nothing to clean up.
+	 */
+	pep_java_prepare(&ex->jvm);
 
 	/* Guard first: a rejected target is never reached by the cleanup. */
 	if (pep_s3_is_target(directory))

@@ -27,9 +27,6 @@ typedef struct PEPSummary
 	const char *compatibility;	/* the reader profile the parts were written for */
 } PEPSummary;
 
-/* The installed jar and the JVM options a worker starts its JVM with. */
-extern void pep_java_setup(char *jar_path, char *jvm_options);
-
 /* Export src into directory as opts say; fills summary and returns rows. */
 extern uint64 pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 							 PEPSummary *summary);

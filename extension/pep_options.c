@@ -5,8 +5,9 @@
  *
  * Every option is checked here, in the leader, before the directory is
  * touched or a worker started, and a bad value is an error that lists the
- * valid ones.  A NULL option means its default.  The checked options become
- * the key=value lines the Java writer parses (SinkOptions), plus what the
+ * valid ones.  A NULL option means its default, as OptionDefaults defines
+ * it.  The checked options become the key=value lines the Java writer
+ * parses (SinkOptions), with the keys OptionNames defines, plus what the
  * C side itself acts on: the worker count, file_size_bytes and overwrite.
  *
  * IDENTIFICATION
@@ -139,8 +140,7 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	opts->workers = (int) pep_int_option(fcinfo, PEP_ARG_WORKERS, "workers", true,
 										 0, 1, MAX_PARALLEL_WORKER_LIMIT);
 
-	/* OptionDefaults.COMPRESSION: Java strings cannot be @Native */
-	opts->compression = "snappy";
+	opts->compression = PEP_DEFAULT(COMPRESSION);
 	if (!PG_ARGISNULL(PEP_ARG_COMPRESSION))
 	{
 		char	   *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPRESSION));
@@ -187,8 +187,7 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 		opts->dictionary = PG_GETARG_BOOL(PEP_ARG_DICTIONARY) ? PEP_DICTIONARY_ON : PEP_DICTIONARY_OFF;
 	opts->statistics = pep_bool_option(fcinfo, PEP_ARG_STATISTICS, PEP_DEFAULT(STATISTICS) != 0);
 
-	/* OptionDefaults.WRITER_VERSION */
-	opts->parquet_version = "v1";
+	opts->parquet_version = PEP_DEFAULT(WRITER_VERSION);
 	if (!PG_ARGISNULL(PEP_ARG_PARQUET_VERSION))
 	{
 		char	   *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_PARQUET_VERSION));
@@ -224,7 +223,7 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 					 errhint("Give the directory as s3://bucket/prefix, or leave out s3_server.")));
 	}
 
-	opts->types.compatibility = PEP_COMPAT_NONE;
+	opts->types.compatibility = pep_parse_compatibility(PEP_DEFAULT(COMPATIBILITY));
 	if (PG_NARGS() > PEP_ARG_COMPATIBILITY && !PG_ARGISNULL(PEP_ARG_COMPATIBILITY))
 		opts->types.compatibility =
 			pep_parse_compatibility(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPATIBILITY)));
@@ -241,19 +240,19 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "created_by_extension=%s %s\n", PEP_EXTENSION_NAME, PEP_VERSION);
-	appendStringInfo(&buf, "compression=%s\n", opts->compression);
+	appendStringInfo(&buf, PEP_OPTION(CREATED_BY_EXTENSION) "=%s %s\n", PEP_EXTENSION_NAME, PEP_VERSION);
+	appendStringInfo(&buf, PEP_OPTION(COMPRESSION) "=%s\n", opts->compression);
 	if (opts->compression_level >= 0)
-		appendStringInfo(&buf, "compression_level=%d\n", opts->compression_level);
-	appendStringInfo(&buf, "row_group_rows=" INT64_FORMAT "\n", opts->row_group_rows);
-	appendStringInfo(&buf, "row_group_bytes=" INT64_FORMAT "\n", opts->row_group_bytes);
-	appendStringInfo(&buf, "page_size=" INT64_FORMAT "\n", opts->page_size);
-	appendStringInfo(&buf, "dictionary=%s\n", opts->dictionary == PEP_DICTIONARY_OFF ? "false" : "true");
+		appendStringInfo(&buf, PEP_OPTION(COMPRESSION_LEVEL) "=%d\n", opts->compression_level);
+	appendStringInfo(&buf, PEP_OPTION(ROW_GROUP_ROWS) "=" INT64_FORMAT "\n", opts->row_group_rows);
+	appendStringInfo(&buf, PEP_OPTION(ROW_GROUP_BYTES) "=" INT64_FORMAT "\n", opts->row_group_bytes);
+	appendStringInfo(&buf, PEP_OPTION(PAGE_SIZE) "=" INT64_FORMAT "\n", opts->page_size);
+	appendStringInfo(&buf, PEP_OPTION(DICTIONARY) "=%s\n", opts->dictionary == PEP_DICTIONARY_OFF ? "false" : "true");
 	if (opts->dictionary == PEP_DICTIONARY_AUTO)
 	{
 		bool		first = true;
 
-		appendStringInfoString(&buf, "dictionary_off_columns=");
+		appendStringInfoString(&buf, PEP_OPTION(DICTIONARY_OFF_COLUMNS) "=");
 		for (int c = 0; c < src->ncolumns; c++)
 			if (src->columns[c].mostly_distinct)
 			{
@@ -262,9 +261,9 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 			}
 		appendStringInfoChar(&buf, '\n');
 	}
-	appendStringInfo(&buf, "statistics=%s\n", opts->statistics ? "true" : "false");
-	appendStringInfo(&buf, "writer_version=%s\n", opts->parquet_version);
-	appendStringInfo(&buf, "compatibility=%s\n",
+	appendStringInfo(&buf, PEP_OPTION(STATISTICS) "=%s\n", opts->statistics ? "true" : "false");
+	appendStringInfo(&buf, PEP_OPTION(WRITER_VERSION) "=%s\n", opts->parquet_version);
+	appendStringInfo(&buf, PEP_OPTION(COMPATIBILITY) "=%s\n",
 					 pep_compatibility_name(opts->types.compatibility));
 
 	if (opts->bloom_filter_columns != NULL)
@@ -275,7 +274,7 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 
 		deconstruct_array(opts->bloom_filter_columns, TEXTOID, -1, false, TYPALIGN_INT,
 						  &names, &nulls, &n);
-		appendStringInfoString(&buf, "bloom_filter_columns=");
+		appendStringInfoString(&buf, PEP_OPTION(BLOOM_FILTER_COLUMNS) "=");
 		for (int i = 0; i < n; i++)
 		{
 			char	   *name;

@@ -37,10 +37,9 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
-#include "pep_export.h"
 #include "pep_extension.h"
-#include "pep_guc.h"
-#include "pep_jvm.h"
+#include "pep_java.h"
+#include "pep_jni.h"
 #include "pep_s3ledger.h"
 #include "pep_s3sweep.h"
 #include "pep_shared.h"
@@ -51,8 +50,7 @@
 /* What the caller hands its sweep worker, and what the worker reports back. */
 typedef struct PEPSweepShared
 {
-	char		jar_path[MAXPGPATH];	/* jar of the Java side */
-	char		jvm_options[PEP_JVM_OPTIONS_LEN];	/* the worker's JVM options */
+	PEPJvmConfig jvm;			/* how the worker starts its JVM, checked */
 	char		ledger_path[MAXPGPATH];	/* the dead record */
 	char		url[sizeof(((PEPS3Target *) NULL)->url)];	/* the target it must name */
 	int			uploads_aborted;	/* set by the worker */
@@ -69,18 +67,52 @@ pep_sweep_error_context(void *arg)
 	errcontext("parallel_export_parquet sweep worker");
 }
 
-/* Call S3Sweep's int method name on sweep. */
-static int
-pep_sweep_count(JNIEnv *env, jclass cls, jobject sweep, const char *name)
-{
-	jmethodID	method = pep_jvm_method(cls, name, "()I", false);
-	sigset_t	saved;
-	jint		n;
+/*
+ * S3Sweep's methods, each with its descriptor and its one typed caller
+ * (pep_jni.h).
+ */
+static PEPJavaMethod pep_sweep_open_m =
+	PEP_JAVA_STATIC(PEP_SWEEP_CLASS, "open",
+					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L" PEP_SWEEP_CLASS ";");
+static PEPJavaMethod pep_sweep_step_m = PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "step", "()Z");
+static PEPJavaMethod pep_sweep_uploads_aborted_m =
+	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "uploadsAborted", "()I");
+static PEPJavaMethod pep_sweep_objects_deleted_m =
+	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "objectsDeleted", "()I");
+static PEPJavaMethod pep_sweep_close_m = PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "close", "()V");
 
-	pep_jvm_call_begin(&saved);
-	n = (*env)->CallIntMethod(env, sweep, method);
-	pep_jvm_call_end(&saved, "could not sweep the dead export's record");
-	return (int) n;
+static jobject
+pep_sweep_java_open(jstring settings, jstring ledger_path, jstring url)
+{
+	return pep_jni_call_object(&pep_sweep_open_m, NULL, "could not read the dead export's record",
+							   settings, ledger_path, url);
+}
+
+static bool
+pep_sweep_java_step(jobject sweep)
+{
+	return pep_jni_call_boolean(&pep_sweep_step_m, sweep,
+								"could not sweep the dead export's record");
+}
+
+static int
+pep_sweep_java_uploads_aborted(jobject sweep)
+{
+	return (int) pep_jni_call_int(&pep_sweep_uploads_aborted_m, sweep,
+								  "could not sweep the dead export's record");
+}
+
+static int
+pep_sweep_java_objects_deleted(jobject sweep)
+{
+	return (int) pep_jni_call_int(&pep_sweep_objects_deleted_m, sweep,
+								  "could not sweep the dead export's record");
+}
+
+static void
+pep_sweep_java_close(jobject sweep)
+{
+	pep_jni_call_void(&pep_sweep_close_m, sweep, "could not close the object-store session");
 }
 
 void
@@ -88,17 +120,8 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 {
 	PEPSweepShared *shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SWEEP, false);
 	ErrorContextCallback errcallback;
-	JNIEnv	   *env;
-	jclass		cls;
-	jmethodID	open;
-	jmethodID	step;
-	jmethodID	close;
 	jstring		jsettings;
-	jstring		jpath;
-	jstring		jurl;
-	jobject		local;
 	jobject		sweep;
-	sigset_t	saved;
 
 	pgstat_report_appname("parallel_export_parquet sweep");
 	pgstat_report_activity(STATE_RUNNING,
@@ -108,43 +131,22 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	errcallback.previous = error_context_stack;
 	error_context_stack = &errcallback;
 
-	pep_jvm_start(pep_libjvm_path, shared->jar_path, shared->jvm_options);
-	env = pep_jvm_env();
-	cls = pep_jvm_class(PEP_SWEEP_CLASS);
-	open = pep_jvm_method(cls, "open",
-						  "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)L"
-						  PEP_SWEEP_CLASS ";", true);
-	step = pep_jvm_method(cls, "step", "()Z", false);
-	close = pep_jvm_method(cls, "close", "()V", false);
-
+	pep_jvm_start(&shared->jvm);
 	jsettings = pep_jvm_string(shared->settings);
-	jpath = pep_jvm_string(shared->ledger_path);
-	jurl = pep_jvm_string(shared->url);
-	pep_jvm_call_begin(&saved);
-	local = (*env)->CallStaticObjectMethod(env, cls, open, jsettings, jpath, jurl);
-	pep_jvm_call_end(&saved, "could not read the dead export's record");
-	sweep = (*env)->NewGlobalRef(env, local);
-	(*env)->DeleteLocalRef(env, local);
-	(*env)->DeleteLocalRef(env, jsettings);
+	sweep = pep_jni_global(pep_sweep_java_open(jsettings, pep_jvm_string(shared->ledger_path),
+											   pep_jvm_string(shared->url)));
+	pep_jni_delete_local(jsettings);
 
 	for (;;)
 	{
-		jboolean	more;
-
 		CHECK_FOR_INTERRUPTS();
-		pep_jvm_call_begin(&saved);
-		more = (*env)->CallBooleanMethod(env, sweep, step);
-		pep_jvm_call_end(&saved, "could not sweep the dead export's record");
-		if (!more)
+		if (!pep_sweep_java_step(sweep))
 			break;
 	}
-	shared->uploads_aborted = pep_sweep_count(env, cls, sweep, "uploadsAborted");
-	shared->objects_deleted = pep_sweep_count(env, cls, sweep, "objectsDeleted");
-
-	pep_jvm_call_begin(&saved);
-	(*env)->CallVoidMethod(env, sweep, close);
-	pep_jvm_call_end(&saved, "could not close the object-store session");
-	(*env)->DeleteGlobalRef(env, sweep);
+	shared->uploads_aborted = pep_sweep_java_uploads_aborted(sweep);
+	shared->objects_deleted = pep_sweep_java_objects_deleted(sweep);
+	pep_sweep_java_close(sweep);
+	pep_jni_delete_global(sweep);
 	shared->done = true;
 
 	error_context_stack = errcallback.previous;
@@ -155,7 +157,8 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
  * ERROR, if any, is rethrown here by WaitForParallelWorkersToFinish.
  */
 static void
-pep_sweep_run(PEPS3Ledger *ledger, const PEPS3Target *target, int *aborted, int *deleted)
+pep_sweep_run(PEPS3Ledger *ledger, const PEPS3Target *target, const PEPJvmConfig *jvm,
+			  int *aborted, int *deleted)
 {
 	const char *settings = target->settings != NULL ? target->settings : "";
 	Size		size = add_size(offsetof(PEPSweepShared, settings), strlen(settings) + 1);
@@ -170,7 +173,7 @@ pep_sweep_run(PEPS3Ledger *ledger, const PEPS3Target *target, int *aborted, int 
 
 	shared = shm_toc_allocate(pcxt->toc, size);
 	memset(shared, 0, size);
-	pep_java_setup(shared->jar_path, shared->jvm_options);
+	shared->jvm = *jvm;
 	strlcpy(shared->ledger_path, pep_s3ledger_path(ledger), sizeof(shared->ledger_path));
 	strlcpy(shared->url, target->url, sizeof(shared->url));
 	strcpy(shared->settings, settings);
@@ -199,6 +202,7 @@ pep_s3_sweep(PG_FUNCTION_ARGS)
 {
 	PEPS3Target target;
 	PEPS3Ledger ledger;
+	PEPJvmConfig jvm;
 	TupleDesc	desc;
 	Datum		values[4];
 	bool		nulls[4] = {0};
@@ -225,12 +229,14 @@ pep_s3_sweep(PG_FUNCTION_ARGS)
 
 	pep_s3_target_resolve(&target, text_to_cstring(PG_GETARG_TEXT_PP(0)),
 						  PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	/* Before the ledger file is locked, as an export checks it (pep_java.c). */
+	pep_java_prepare(&jvm);
 
 	if (pep_s3ledger_open(&ledger, &target, false))
 	{
 		dead = ledger.dead;
 		if (dead)
-			pep_sweep_run(&ledger, &target, &aborted, &deleted);
+			pep_sweep_run(&ledger, &target, &jvm, &aborted, &deleted);
 		pep_s3ledger_remove(&ledger);
 		if (dead)
 			ereport(LOG,

@@ -5,7 +5,7 @@
  *	  into org.parallelexport.parquet.s3.S3Export, and the phases it waits for.
  *
  * The worker opens its S3Export right after its JVM, before its sink, with
- * PostgreSQL's signals blocked (pep_jvm_call_begin), because the session
+ * PostgreSQL's signals blocked (pep_jni.h), because the session
  * starts every thread it will ever use there and threads inherit the signal
  * mask (DESIGN.md, "Who calls S3").  The session builds its client on its
  * own threads and worker 0 sends its checks of the target at once, so both
@@ -42,12 +42,13 @@
 #include "utils/memutils.h"
 
 #include "pep_extension.h"
-#include "pep_jvm.h"
+#include "pep_jni.h"
 #include "pep_output.h"
 #include "pep_s3export.h"
 #include "pep_sink.h"
 
 #define PEP_S3_EXPORT_CLASS	"org/parallelexport/parquet/s3/S3Export"
+#define PEP_BATCH_SINK			"Lorg/parallelexport/parquet/BatchSink;"
 
 struct PEPS3Worker
 {
@@ -55,58 +56,82 @@ struct PEPS3Worker
 	PEPS3Shared *s3;			/* its object-store part */
 	jobject		sink;			/* the worker's BatchSink */
 	jobject		export;			/* global ref to the S3Export */
-	jmethodID	start_sweep;
-	jmethodID	sweep_step;
-	jmethodID	part_closed;
-	jmethodID	start_checks;
-	jmethodID	probe;
-	jmethodID	first_key;
-	jmethodID	previous_problem;
-	jmethodID	complete_all;
-	jmethodID	write_success;
-	jmethodID	delete_superseded;
-	jmethodID	fail_uploads;
-	jmethodID	undo;
 };
 
 /* Set once the worker saw COMMITTED: from then on nothing is undone. */
 static bool pep_s3w_committed = false;
 
-/* A Java string as a palloc'd server-encoded string; NULL for null. */
-static char *
-pep_s3w_cstring(JNIEnv *env, jstring s)
-{
-	const char *utf;
-	char	   *result;
+/*
+ * S3Export's methods, each with its descriptor and its one typed caller
+ * (pep_jni.h).  The no-argument ones that return a String or nothing share
+ * pep_s3w_call.
+ */
+static PEPJavaMethod pep_s3w_open_m =
+	PEP_JAVA_STATIC(PEP_S3_EXPORT_CLASS, "open",
+					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L"
+					PEP_S3_EXPORT_CLASS ";");
+static PEPJavaMethod pep_s3w_attach_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "attach", "(" PEP_BATCH_SINK ")V");
+static PEPJavaMethod pep_s3w_start_sweep_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "startSweep", "()V");
+static PEPJavaMethod pep_s3w_sweep_step_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "sweepStep", "()Z");
+static PEPJavaMethod pep_s3w_part_closed_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "partClosed", "()V");
+static PEPJavaMethod pep_s3w_start_checks_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "startChecks", "()V");
+static PEPJavaMethod pep_s3w_probe_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "probe", "()V");
+static PEPJavaMethod pep_s3w_first_key_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "firstKey", "()" PEP_JSTRING);
+static PEPJavaMethod pep_s3w_previous_problem_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "previousExportProblem", "()" PEP_JSTRING);
+static PEPJavaMethod pep_s3w_complete_all_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "completeAll", "()V");
+static PEPJavaMethod pep_s3w_write_success_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "writeSuccess",
+					"(" PEP_BATCH_SINK PEP_JSTRING_ARRAY "[J[J" PEP_JSTRING PEP_JSTRING ")V");
+static PEPJavaMethod pep_s3w_delete_superseded_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "deleteSuperseded", "()" PEP_JSTRING);
+static PEPJavaMethod pep_s3w_fail_uploads_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "failUploadsFromNow", "()V");
+static PEPJavaMethod pep_s3w_undo_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "undo", "()" PEP_JSTRING);
 
-	if (s == NULL)
-		return NULL;
-	utf = (*env)->GetStringUTFChars(env, s, NULL);
-	if (utf == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the java virtual machine")));
-	result = pstrdup(pg_any_to_server(utf, strlen(utf), PG_UTF8));
-	(*env)->ReleaseStringUTFChars(env, s, utf);
-	(*env)->DeleteLocalRef(env, s);
-	return result;
+static jobject
+pep_s3w_java_open(jstring settings, jstring bucket, jstring prefix, jstring export_id,
+				  jstring ledger_path, const char *what)
+{
+	return pep_jni_call_object(&pep_s3w_open_m, NULL, what, settings, bucket, prefix, export_id,
+							   ledger_path);
+}
+
+static void
+pep_s3w_java_attach(jobject export, jobject sink)
+{
+	pep_jni_call_void(&pep_s3w_attach_m, export,
+					  "could not attach the object store to the parquet writer", sink);
+}
+
+static bool
+pep_s3w_java_sweep_step(jobject export, const char *what)
+{
+	return pep_jni_call_boolean(&pep_s3w_sweep_step_m, export, what);
+}
+
+static void
+pep_s3w_java_write_success(jobject export, jobject sink, jobjectArray names, jlongArray rows,
+						   jlongArray bytes, jstring extension_version, jstring pg_version,
+						   const char *what)
+{
+	pep_jni_call_void(&pep_s3w_write_success_m, export, what, sink, names, rows, bytes,
+					  extension_version, pg_version);
 }
 
 /* Call a no-argument method of the export that returns a String or nothing. */
 static char *
-pep_s3w_call(PEPS3Worker *sw, jmethodID method, bool returns, const char *what)
+pep_s3w_call(PEPS3Worker *sw, PEPJavaMethod *method, const char *what)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jobject		result = NULL;
-	sigset_t	saved;
-
-	pep_jvm_call_begin(&saved);
-	if (returns)
-		result = (*env)->CallObjectMethod(env, sw->export, method);
-	else
-		(*env)->CallVoidMethod(env, sw->export, method);
-	pep_jvm_call_end(&saved, what);
-	return pep_s3w_cstring(env, (jstring) result);
+	if (strcmp(method->descriptor, "()V") == 0)
+	{
+		pep_jni_call_void(method, sw->export, what);
+		return NULL;
+	}
+	return pep_jni_cstring((jstring) pep_jni_call_object(method, sw->export, what));
 }
 
 /*
@@ -118,20 +143,12 @@ static void
 pep_s3w_exit(int code, Datum arg)
 {
 	PEPS3Worker *sw = (PEPS3Worker *) DatumGetPointer(arg);
-	JNIEnv	   *env;
 	jobject		left;
 	bool		failed;
-	sigset_t	saved;
 
 	if (pep_s3w_committed)
 		return;
-	env = pep_jvm_env();
-	pep_jvm_call_begin(&saved);
-	left = (*env)->CallObjectMethod(env, sw->export, sw->undo);
-	failed = (*env)->ExceptionCheck(env);
-	if (failed)
-		(*env)->ExceptionClear(env);
-	pep_jvm_call_end(&saved, "could not undo the export");
+	left = pep_jni_call_object_noerror(&pep_s3w_undo_m, sw->export, &failed);
 	if (!failed && left == NULL)
 	{
 		SpinLockAcquire(&sw->shared->mutex);
@@ -145,11 +162,11 @@ pep_s3w_exit(int code, Datum arg)
 				 errdetail("The worker's Java code failed while it cleaned up."),
 				 errhint("Call parallel_export_parquet_sweep('%s') to remove what is left.",
 						 sw->s3->url)));
-	else if (left != NULL)
+	else
 		ereport(WARNING,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("could not undo all of the export into \"%s\"", sw->s3->url),
-				 errdetail("%s", pep_s3w_cstring(env, (jstring) left)),
+				 errdetail("%s", pep_jni_cstring((jstring) left)),
 				 errhint("Call parallel_export_parquet_sweep('%s') to remove what is left.",
 						 sw->s3->url)));
 }
@@ -157,54 +174,20 @@ pep_s3w_exit(int code, Datum arg)
 PEPS3Worker *
 pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 {
-	JNIEnv	   *env = pep_jvm_env();
 	PEPS3Worker *sw = MemoryContextAllocZero(TopMemoryContext, sizeof(PEPS3Worker));
-	jclass		cls = pep_jvm_class(PEP_S3_EXPORT_CLASS);
-	jmethodID	open;
 	jstring		settings;
-	jstring		bucket;
-	jstring		prefix;
-	jstring		export_id;
-	jstring		ledger_path;
-	jobject		local;
-	sigset_t	saved;
 
 	sw->shared = shared;
 	sw->s3 = s3;
-	open = pep_jvm_method(cls, "open",
-						  "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;"
-						  "Ljava/lang/String;Ljava/lang/String;)L" PEP_S3_EXPORT_CLASS ";", true);
-	sw->start_sweep = pep_jvm_method(cls, "startSweep", "()V", false);
-	sw->sweep_step = pep_jvm_method(cls, "sweepStep", "()Z", false);
-	sw->part_closed = pep_jvm_method(cls, "partClosed", "()V", false);
-	sw->start_checks = pep_jvm_method(cls, "startChecks", "()V", false);
-	sw->probe = pep_jvm_method(cls, "probe", "()V", false);
-	sw->first_key = pep_jvm_method(cls, "firstKey", "()Ljava/lang/String;", false);
-	sw->previous_problem = pep_jvm_method(cls, "previousExportProblem", "()Ljava/lang/String;",
-										  false);
-	sw->complete_all = pep_jvm_method(cls, "completeAll", "()V", false);
-	sw->write_success = pep_jvm_method(cls, "writeSuccess",
-									   "(Lorg/parallelexport/parquet/BatchSink;"
-									   "[Ljava/lang/String;[J[JLjava/lang/String;"
-									   "Ljava/lang/String;)V", false);
-	sw->delete_superseded = pep_jvm_method(cls, "deleteSuperseded", "()Ljava/lang/String;",
-										   false);
-	sw->fail_uploads = pep_jvm_method(cls, "failUploadsFromNow", "()V", false);
-	sw->undo = pep_jvm_method(cls, "undo", "()Ljava/lang/String;", false);
+	/* Resolved now: the exit callback cannot raise an error to resolve it then. */
+	pep_jni_resolve(&pep_s3w_undo_m);
 
 	settings = pep_jvm_string(s3->settings);
-	bucket = pep_jvm_string(s3->bucket);
-	prefix = pep_jvm_string(s3->prefix);
-	export_id = pep_jvm_string(s3->export_id);
-	ledger_path = pep_jvm_string(s3->ledger_path);
-	pep_jvm_call_begin(&saved);
-	local = (*env)->CallStaticObjectMethod(env, cls, open, settings, bucket, prefix, export_id,
-										   ledger_path);
-	pep_jvm_call_end(&saved, psprintf("could not set up the object-store client for \"%s\"",
-									  s3->url));
-	(*env)->DeleteLocalRef(env, settings);
-	sw->export = (*env)->NewGlobalRef(env, local);
-	(*env)->DeleteLocalRef(env, local);
+	sw->export = pep_jni_global(
+		pep_s3w_java_open(settings, pep_jvm_string(s3->bucket), pep_jvm_string(s3->prefix),
+						  pep_jvm_string(s3->export_id), pep_jvm_string(s3->ledger_path),
+						  psprintf("could not set up the object-store client for \"%s\"", s3->url)));
+	pep_jni_delete_local(settings);
 
 	/* From here on every failure undoes what this worker made. */
 	before_shmem_exit(pep_s3w_exit, PointerGetDatum(sw));
@@ -214,7 +197,7 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 
 	/* A dead record is swept first: it may hold objects under the prefix. */
 	if (ParallelWorkerNumber == 0 && !s3->sweep)
-		(void) pep_s3w_call(sw, sw->start_checks, false,
+		(void) pep_s3w_call(sw, &pep_s3w_start_checks_m,
 							psprintf("could not check \"%s\"", s3->url));
 	return sw;
 }
@@ -223,16 +206,8 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 void
 pep_s3w_attach(PEPS3Worker *sw, PEPSink *sink)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jclass		cls = pep_jvm_class(PEP_S3_EXPORT_CLASS);
-	jmethodID	attach = pep_jvm_method(cls, "attach",
-										"(Lorg/parallelexport/parquet/BatchSink;)V", false);
-	sigset_t	saved;
-
 	sw->sink = pep_sink_object(sink);
-	pep_jvm_call_begin(&saved);
-	(*env)->CallVoidMethod(env, sw->export, attach, sw->sink);
-	pep_jvm_call_end(&saved, "could not attach the object store to the parquet writer");
+	pep_s3w_java_attach(sw->export, sw->sink);
 }
 
 /*
@@ -243,19 +218,15 @@ pep_s3w_attach(PEPS3Worker *sw, PEPSink *sink)
 void
 pep_s3w_sweep(PEPS3Worker *sw)
 {
-	JNIEnv	   *env = pep_jvm_env();
 	const char *what = psprintf("could not sweep what an earlier export into \"%s\" left",
 								sw->s3->url);
 	bool		more;
-	sigset_t	saved;
 
-	(void) pep_s3w_call(sw, sw->start_sweep, false, what);
+	(void) pep_s3w_call(sw, &pep_s3w_start_sweep_m, what);
 	do
 	{
 		CHECK_FOR_INTERRUPTS();
-		pep_jvm_call_begin(&saved);
-		more = (*env)->CallBooleanMethod(env, sw->export, sw->sweep_step);
-		pep_jvm_call_end(&saved, what);
+		more = pep_s3w_java_sweep_step(sw->export, what);
 	} while (more);
 	ereport(LOG,
 			(errmsg("swept what an export into \"%s\" that did not finish left behind",
@@ -278,9 +249,9 @@ pep_s3w_check_target(PEPS3Worker *sw)
 	char	   *first;
 	char	   *problem;
 
-	(void) pep_s3w_call(sw, sw->probe, false,
+	(void) pep_s3w_call(sw, &pep_s3w_probe_m,
 						psprintf("could not reach bucket \"%s\" of \"%s\"", s3->bucket, s3->url));
-	first = pep_s3w_call(sw, sw->first_key, true,
+	first = pep_s3w_call(sw, &pep_s3w_first_key_m,
 						 psprintf("could not list \"%s\"", s3->url));
 	if (first == NULL)
 		return;
@@ -290,7 +261,7 @@ pep_s3w_check_target(PEPS3Worker *sw)
 				 errmsg("\"%s\" is not empty", s3->url),
 				 errdetail("It holds object \"%s\".", first),
 				 errhint("Export into an empty prefix, or pass overwrite => true to replace a previous export.")));
-	problem = pep_s3w_call(sw, sw->previous_problem, true,
+	problem = pep_s3w_call(sw, &pep_s3w_previous_problem_m,
 						   psprintf("could not read the previous export in \"%s\"", s3->url));
 	if (problem != NULL)
 		ereport(ERROR,
@@ -346,7 +317,7 @@ pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
 {
 	PEPS3Part  *part = &pep_s3_parts(sw->s3)[entry];
 
-	(void) pep_s3w_call(sw, sw->part_closed, false, "could not hand over a finished part");
+	(void) pep_s3w_call(sw, &pep_s3w_part_closed_m, "could not hand over a finished part");
 	part->rows = rows;
 	part->bytes = bytes;
 	part->closed = true;
@@ -355,7 +326,7 @@ pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
 void
 pep_s3w_fail_uploads(PEPS3Worker *sw)
 {
-	(void) pep_s3w_call(sw, sw->fail_uploads, false, "could not inject a fault");
+	(void) pep_s3w_call(sw, &pep_s3w_fail_uploads_m, "could not inject a fault");
 }
 
 /* Sleep on the export's condition variable until the leader sets phase. */
@@ -383,54 +354,35 @@ pep_s3w_wait_phase(PEPS3Worker *sw, int phase)
 static void
 pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 {
-	JNIEnv	   *env = pep_jvm_env();
 	PEPS3Shared *s3 = sw->s3;
 	PEPS3Part  *parts = pep_s3_parts(s3);
-	jclass		string_class = pep_jvm_class("java/lang/String");
 	int			nentries;
 	int			nparts = 0;
-	jobjectArray names;
-	jlongArray	rows;
-	jlongArray	bytes;
-	jlong	   *tmp;
-	jstring		extension_version = pep_jvm_string(PEP_VERSION);
-	jstring		pg_version = pep_jvm_string(PG_VERSION);
-	sigset_t	saved;
+	const char **names;
+	int64	   *rows;
+	int64	   *bytes;
 
 	SpinLockAcquire(&ledger->mutex);
 	nentries = ledger->nentries;
 	SpinLockRelease(&ledger->mutex);
+	names = palloc(sizeof(char *) * Max(nentries, 1));
+	rows = palloc(sizeof(int64) * Max(nentries, 1));
+	bytes = palloc(sizeof(int64) * Max(nentries, 1));
 	for (int i = 0; i < nentries; i++)
 		if (parts[i].closed)
-			nparts++;
-
-	names = (*env)->NewObjectArray(env, nparts, string_class, NULL);
-	rows = (*env)->NewLongArray(env, nparts);
-	bytes = (*env)->NewLongArray(env, nparts);
-	if (names == NULL || rows == NULL || bytes == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the java virtual machine")));
-	tmp = palloc(sizeof(jlong) * Max(nparts, 1));
-	for (int i = 0, p = 0; i < nentries; i++)
-		if (parts[i].closed)
 		{
-			jstring		name = pep_jvm_string(pep_s3w_key(ledger, i));
-
-			(*env)->SetObjectArrayElement(env, names, p, name);
-			(*env)->DeleteLocalRef(env, name);
-			tmp[p++] = (jlong) parts[i].rows;
+			names[nparts] = pep_s3w_key(ledger, i);
+			rows[nparts] = (int64) parts[i].rows;
+			bytes[nparts] = (int64) parts[i].bytes;
+			nparts++;
 		}
-	(*env)->SetLongArrayRegion(env, rows, 0, nparts, tmp);
-	for (int i = 0, p = 0; i < nentries; i++)
-		if (parts[i].closed)
-			tmp[p++] = (jlong) parts[i].bytes;
-	(*env)->SetLongArrayRegion(env, bytes, 0, nparts, tmp);
 
-	pep_jvm_call_begin(&saved);
-	(*env)->CallVoidMethod(env, sw->export, sw->write_success, sw->sink, names, rows, bytes,
-						   extension_version, pg_version);
-	pep_jvm_call_end(&saved, psprintf("could not write \"%s_SUCCESS\"", s3->url));
+	pep_s3w_java_write_success(sw->export, sw->sink,
+							   pep_jni_string_array(names, nparts),
+							   pep_jni_long_array(rows, nparts),
+							   pep_jni_long_array(bytes, nparts),
+							   pep_jvm_string(PEP_VERSION), pep_jvm_string(PG_VERSION),
+							   psprintf("could not write \"%s_SUCCESS\"", s3->url));
 }
 
 /*
@@ -445,7 +397,7 @@ pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger)
 	PEPS3Shared *s3 = sw->s3;
 
 	pep_s3w_wait_phase(sw, PEP_S3_PUBLISH);
-	(void) pep_s3w_call(sw, sw->complete_all, false,
+	(void) pep_s3w_call(sw, &pep_s3w_complete_all_m,
 						psprintf("could not publish the parts of \"%s\"", s3->url));
 	SpinLockAcquire(&shared->mutex);
 	s3->npublished++;
@@ -478,7 +430,7 @@ pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger)
 	pep_s3w_committed = true;
 	if (ParallelWorkerNumber == 0 && s3->overwrite)
 	{
-		char	   *left = pep_s3w_call(sw, sw->delete_superseded, true,
+		char	   *left = pep_s3w_call(sw, &pep_s3w_delete_superseded_m,
 										"could not delete the replaced export");
 
 		if (left != NULL)

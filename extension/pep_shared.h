@@ -25,6 +25,7 @@
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 
+#include "pep_jvm.h"
 #include "pep_types.h"
 
 /* DSM keys of the export's parallel context */
@@ -51,8 +52,6 @@
 #define PEP_MAX_PARTITION_LEVELS	32
 /* Bytes of each leader-to-worker tuple queue for streamed sources. */
 #define PEP_QUEUE_SIZE			(2 * 1024 * 1024)
-/* Room for a worker's JVM options, the AppCDS archive's included. */
-#define PEP_JVM_OPTIONS_LEN		2048
 
 /* Worker outcome, reported in PEPWorkerSlot.state. */
 #define PEP_WORKER_STARTING		0
@@ -115,8 +114,7 @@ typedef struct PEPShared
 	uint64		staging_ino;	/* and its st_ino: workers write only there */
 	char		target[MAXPGPATH];	/* directory the export publishes to */
 	char		source[1024];	/* the source as messages name it */
-	char		jar_path[MAXPGPATH];	/* jar of the Java writer */
-	char		jvm_options[PEP_JVM_OPTIONS_LEN];	/* JVM options, the AppCDS archive's included */
+	PEPJvmConfig jvm;			/* how a worker starts its JVM, checked by the leader */
 	char		writer_options[8192];	/* key=value lines for BatchSink */
 	int64		file_size_bytes;	/* a worker starts a new part past this; 0: never */
 	PEPTypeChoices types;		/* the caller's type mappings */

@@ -6,8 +6,8 @@
  * C drives and Java is a sink: each call hands Java one batch or one part
  * event and returns, so a worker spends at most one batch's encoding time
  * inside Java and reaches CHECK_FOR_INTERRUPTS again soon after a cancel.
- * Every call goes through pep_jvm_call_begin/end, which turn a Java
- * exception into an ERROR naming what the worker was doing.
+ * Every call goes through its typed caller below and pep_jni.h, which turn
+ * a Java exception into an ERROR naming what the worker was doing.
  *
  * IDENTIFICATION
  *	  extension/pep_sink.c
@@ -16,7 +16,7 @@
  */
 #include "postgres.h"
 
-#include "pep_jvm.h"
+#include "pep_jni.h"
 #include "pep_sink.h"
 #include "utils/memutils.h"
 
@@ -25,61 +25,88 @@
 struct PEPSink
 {
 	jobject		sink;			/* global ref to the BatchSink */
-	jmethodID	set_buffer;		/* BatchSink.setBuffer */
-	jmethodID	open_part;		/* BatchSink.openPart */
-	jmethodID	write_batch;	/* BatchSink.writeBatch */
-	jmethodID	close_part;		/* BatchSink.closePart */
-	jmethodID	part_size;		/* BatchSink.partSize */
-	jmethodID	select_part;	/* BatchSink.selectPart */
-	jmethodID	part_to_finish; /* BatchSink.partToFinish */
 	char	   *write_msg;		/* error message of a failed write of this part */
 	char	   *close_msg;		/* error message of a failed close of this part */
 };
 
-static jintArray
-pep_int_array(JNIEnv *env, const int *values, int n)
-{
-	jintArray	arr = (*env)->NewIntArray(env, n);
-	jint	   *tmp = palloc(sizeof(jint) * Max(n, 1));
+/*
+ * BatchSink's methods, each with its descriptor and its one typed caller
+ * (pep_jni.h).
+ */
+static PEPJavaMethod pep_sink_create_m =
+	PEP_JAVA_STATIC(PEP_SINK_CLASS, "create",
+					"(" PEP_JSTRING_ARRAY "[I[I[I" PEP_JSTRING_ARRAY "I[I[I" PEP_JBYTEBUFFER
+					PEP_JSTRING PEP_JSTRING_ARRAY "[I[I[I[I)L" PEP_SINK_CLASS ";");
+static PEPJavaMethod pep_sink_set_buffer_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "setBuffer", "(" PEP_JBYTEBUFFER ")V");
+static PEPJavaMethod pep_sink_open_part_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "openPart", "(" PEP_JSTRING ")V");
+static PEPJavaMethod pep_sink_write_batch_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "writeBatch", "(I)V");
+static PEPJavaMethod pep_sink_close_part_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "closePart", "()J");
+static PEPJavaMethod pep_sink_part_size_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partSize", "()J");
+static PEPJavaMethod pep_sink_select_part_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "selectPart", "(I)V");
+static PEPJavaMethod pep_sink_part_to_finish_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partToFinish", "()I");
 
-	for (int i = 0; i < n; i++)
-		tmp[i] = values[i];
-	if (arr != NULL)
-		(*env)->SetIntArrayRegion(env, arr, 0, n, tmp);
-	pfree(tmp);
-	return arr;
+static jobject
+pep_sink_java_create(jobjectArray names, jintArray kinds, jintArray precisions, jintArray scales,
+					 jobjectArray types, jint capacity, jintArray null_offsets,
+					 jintArray value_offsets, jobject buffer, jstring options,
+					 jobjectArray node_names, jintArray node_kinds, jintArray node_precisions,
+					 jintArray node_scales, jintArray node_children)
+{
+	return pep_jni_call_object(&pep_sink_create_m, NULL, "could not set up the parquet writer",
+							   names, kinds, precisions, scales, types, capacity, null_offsets,
+							   value_offsets, buffer, options, node_names, node_kinds,
+							   node_precisions, node_scales, node_children);
 }
 
-static jobjectArray
-pep_string_array(JNIEnv *env, const PEPColumn *columns, int n, bool types)
+static void
+pep_sink_java_set_buffer(jobject sink, jobject buffer)
 {
-	jclass		string_class = pep_jvm_class("java/lang/String");
-	jobjectArray arr = (*env)->NewObjectArray(env, n, string_class, NULL);
-
-	for (int i = 0; i < n && arr != NULL; i++)
-	{
-		jstring		s = pep_jvm_string(types ? columns[i].pgtype : columns[i].name);
-
-		(*env)->SetObjectArrayElement(env, arr, i, s);
-		(*env)->DeleteLocalRef(env, s);
-	}
-	return arr;
+	pep_jni_call_void(&pep_sink_set_buffer_m, sink,
+					  "could not pass a batch buffer to the parquet writer", buffer);
 }
 
-static jobjectArray
-pep_cstring_array(JNIEnv *env, char **values, int n)
+static void
+pep_sink_java_open_part(jobject sink, jstring path, const char *what)
 {
-	jclass		string_class = pep_jvm_class("java/lang/String");
-	jobjectArray arr = (*env)->NewObjectArray(env, n, string_class, NULL);
+	pep_jni_call_void(&pep_sink_open_part_m, sink, what, path);
+}
 
-	for (int i = 0; i < n && arr != NULL; i++)
-	{
-		jstring		s = pep_jvm_string(values[i]);
+static void
+pep_sink_java_write_batch(jobject sink, jint nrows, const char *what)
+{
+	pep_jni_call_void(&pep_sink_write_batch_m, sink, what, nrows);
+}
 
-		(*env)->SetObjectArrayElement(env, arr, i, s);
-		(*env)->DeleteLocalRef(env, s);
-	}
-	return arr;
+static jlong
+pep_sink_java_close_part(jobject sink, const char *what)
+{
+	return pep_jni_call_long(&pep_sink_close_part_m, sink, what);
+}
+
+static jlong
+pep_sink_java_part_size(jobject sink, const char *what)
+{
+	return pep_jni_call_long(&pep_sink_part_size_m, sink, what);
+}
+
+static void
+pep_sink_java_select_part(jobject sink, jint slot)
+{
+	pep_jni_call_void(&pep_sink_select_part_m, sink, "could not switch parquet parts", slot);
+}
+
+static jint
+pep_sink_java_part_to_finish(jobject sink)
+{
+	return pep_jni_call_int(&pep_sink_part_to_finish_m, sink,
+							"could not measure the parquet parts' memory");
 }
 
 /* The column type trees in pre-order, every column's root included, as parallel arrays. */
@@ -107,44 +134,23 @@ pep_flatten_tree(PEPFlatNodes *flat, const PEPNode *node)
 		pep_flatten_tree(flat, node->children[c]);
 }
 
-static jobject
-pep_direct_buffer(JNIEnv *env, PEPBatch *batch)
-{
-	return (*env)->NewDirectByteBuffer(env, batch->buf, (jlong) batch->size);
-}
-
 PEPSink *
 pep_sink_create(PEPBatch *batch, const char *options)
 {
-	JNIEnv	   *env = pep_jvm_env();
 	PEPSink    *sink = MemoryContextAllocZero(TopMemoryContext, sizeof(PEPSink));
-	jclass		cls = pep_jvm_class(PEP_SINK_CLASS);
-	jmethodID	create;
 	int			n = batch->ncolumns;
+	const char **names = palloc(sizeof(char *) * Max(n, 1));
+	const char **types = palloc(sizeof(char *) * Max(n, 1));
 	int		   *kinds = palloc(sizeof(int) * Max(n, 1));
 	int		   *precisions = palloc(sizeof(int) * Max(n, 1));
 	int		   *scales = palloc(sizeof(int) * Max(n, 1));
-	jobject		local;
-	jobjectArray names;
-	jobjectArray types;
-	jintArray	jkinds;
-	jintArray	jprecisions;
-	jintArray	jscales;
-	jintArray	jnulls;
-	jintArray	jvalues;
-	jobject		buffer;
-	jstring		joptions;
 	PEPFlatNodes flat;
 	int			nnodes = 0;
-	jobjectArray jnode_names;
-	jintArray	jnode_kinds;
-	jintArray	jnode_precisions;
-	jintArray	jnode_scales;
-	jintArray	jnode_children;
-	sigset_t	saved;
 
 	for (int i = 0; i < n; i++)
 	{
+		names[i] = batch->columns[i].name;
+		types[i] = batch->columns[i].pgtype;
 		kinds[i] = batch->columns[i].kind;
 		precisions[i] = batch->columns[i].precision;
 		scales[i] = batch->columns[i].scale;
@@ -160,51 +166,30 @@ pep_sink_create(PEPBatch *batch, const char *options)
 		pep_flatten_tree(&flat, batch->trees[i]);
 	Assert(flat.n == nnodes);
 
-	create = pep_jvm_method(cls, "create",
-							"([Ljava/lang/String;[I[I[I[Ljava/lang/String;I[I[I"
-							"Ljava/nio/ByteBuffer;Ljava/lang/String;"
-							"[Ljava/lang/String;[I[I[I[I)L" PEP_SINK_CLASS ";",
-							true);
-	sink->set_buffer = pep_jvm_method(cls, "setBuffer", "(Ljava/nio/ByteBuffer;)V", false);
-	sink->open_part = pep_jvm_method(cls, "openPart", "(Ljava/lang/String;)V", false);
-	sink->write_batch = pep_jvm_method(cls, "writeBatch", "(I)V", false);
-	sink->close_part = pep_jvm_method(cls, "closePart", "()J", false);
-	sink->part_size = pep_jvm_method(cls, "partSize", "()J", false);
-	sink->select_part = pep_jvm_method(cls, "selectPart", "(I)V", false);
-	sink->part_to_finish = pep_jvm_method(cls, "partToFinish", "()I", false);
-
-	/* Build every argument first: the call itself must be the only thing between begin and end. */
-	names = pep_string_array(env, batch->columns, n, false);
-	types = pep_string_array(env, batch->columns, n, true);
-	jkinds = pep_int_array(env, kinds, n);
-	jprecisions = pep_int_array(env, precisions, n);
-	jscales = pep_int_array(env, scales, n);
-	jnulls = pep_int_array(env, batch->null_offsets, n);
-	jvalues = pep_int_array(env, batch->value_offsets, n);
-	buffer = pep_direct_buffer(env, batch);
-	joptions = pep_jvm_string(options);
-	jnode_names = pep_cstring_array(env, flat.names, nnodes);
-	jnode_kinds = pep_int_array(env, flat.kinds, nnodes);
-	jnode_precisions = pep_int_array(env, flat.precisions, nnodes);
-	jnode_scales = pep_int_array(env, flat.scales, nnodes);
-	jnode_children = pep_int_array(env, flat.nchildren, nnodes);
-	if (names == NULL || types == NULL || jkinds == NULL || jprecisions == NULL ||
-		jscales == NULL || jnulls == NULL || jvalues == NULL || buffer == NULL ||
-		jnode_names == NULL || jnode_kinds == NULL || jnode_precisions == NULL ||
-		jnode_scales == NULL || jnode_children == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the java virtual machine")));
-
-	pep_jvm_call_begin(&saved);
-	local = (*env)->CallStaticObjectMethod(env, cls, create, names, jkinds, jprecisions,
-										   jscales, types, (jint) batch->capacity,
-										   jnulls, jvalues, buffer, joptions, jnode_names,
-										   jnode_kinds, jnode_precisions, jnode_scales,
-										   jnode_children);
-	pep_jvm_call_end(&saved, "could not set up the parquet writer");
-	sink->sink = (*env)->NewGlobalRef(env, local);
-	(*env)->DeleteLocalRef(env, local);
+	sink->sink = pep_jni_global(
+		pep_sink_java_create(pep_jni_string_array(names, n),
+							 pep_jni_int_array(kinds, n),
+							 pep_jni_int_array(precisions, n),
+							 pep_jni_int_array(scales, n),
+							 pep_jni_string_array(types, n),
+							 (jint) batch->capacity,
+							 pep_jni_int_array(batch->null_offsets, n),
+							 pep_jni_int_array(batch->value_offsets, n),
+							 pep_jni_direct_buffer(batch->buf, batch->size),
+							 pep_jvm_string(options),
+							 pep_jni_string_array((const char *const *) flat.names, nnodes),
+							 pep_jni_int_array(flat.kinds, nnodes),
+							 pep_jni_int_array(flat.precisions, nnodes),
+							 pep_jni_int_array(flat.scales, nnodes),
+							 pep_jni_int_array(flat.nchildren, nnodes)));
+	/* Resolved now, so that a jar that does not match fails before any row. */
+	pep_jni_resolve(&pep_sink_set_buffer_m);
+	pep_jni_resolve(&pep_sink_open_part_m);
+	pep_jni_resolve(&pep_sink_write_batch_m);
+	pep_jni_resolve(&pep_sink_close_part_m);
+	pep_jni_resolve(&pep_sink_part_size_m);
+	pep_jni_resolve(&pep_sink_select_part_m);
+	pep_jni_resolve(&pep_sink_part_to_finish_m);
 	batch->grown = false;
 	return sink;
 }
@@ -212,10 +197,7 @@ pep_sink_create(PEPBatch *batch, const char *options)
 void
 pep_sink_open_part(PEPSink *sink, const char *path, const char *display)
 {
-	JNIEnv	   *env = pep_jvm_env();
 	jstring		jpath = pep_jvm_string(path);
-	char	   *open_msg = psprintf("could not create parquet part \"%s\"", display);
-	sigset_t	saved;
 
 	if (sink->write_msg)
 		pfree(sink->write_msg);
@@ -224,59 +206,36 @@ pep_sink_open_part(PEPSink *sink, const char *path, const char *display)
 	sink->write_msg = MemoryContextStrdup(TopMemoryContext, psprintf("could not write parquet part \"%s\"", display));
 	sink->close_msg = MemoryContextStrdup(TopMemoryContext, psprintf("could not finish parquet part \"%s\"", display));
 
-	pep_jvm_call_begin(&saved);
-	(*env)->CallVoidMethod(env, sink->sink, sink->open_part, jpath);
-	pep_jvm_call_end(&saved, open_msg);
-	(*env)->DeleteLocalRef(env, jpath);
+	pep_sink_java_open_part(sink->sink, jpath,
+							psprintf("could not create parquet part \"%s\"", display));
+	pep_jni_delete_local(jpath);
 }
 
 void
 pep_sink_write_batch(PEPSink *sink, PEPBatch *batch)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	sigset_t	saved;
-
 	if (batch->grown)
 	{
-		jobject		buffer = pep_direct_buffer(env, batch);
+		jobject		buffer = pep_jni_direct_buffer(batch->buf, batch->size);
 
-		pep_jvm_call_begin(&saved);
-		(*env)->CallVoidMethod(env, sink->sink, sink->set_buffer, buffer);
-		pep_jvm_call_end(&saved, "could not pass a batch buffer to the parquet writer");
-		(*env)->DeleteLocalRef(env, buffer);
+		pep_sink_java_set_buffer(sink->sink, buffer);
+		pep_jni_delete_local(buffer);
 		batch->grown = false;
 	}
-
-	pep_jvm_call_begin(&saved);
-	(*env)->CallVoidMethod(env, sink->sink, sink->write_batch, (jint) batch->nrows);
-	pep_jvm_call_end(&saved, sink->write_msg);
+	pep_sink_java_write_batch(sink->sink, (jint) batch->nrows, sink->write_msg);
 }
 
 uint64
 pep_sink_close_part(PEPSink *sink)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jlong		bytes;
-	sigset_t	saved;
-
-	pep_jvm_call_begin(&saved);
-	bytes = (*env)->CallLongMethod(env, sink->sink, sink->close_part);
-	pep_jvm_call_end(&saved, sink->close_msg);
-	return (uint64) bytes;
+	return (uint64) pep_sink_java_close_part(sink->sink, sink->close_msg);
 }
 
 /* Bytes the open part will take: written so far plus its buffered row group. */
 uint64
 pep_sink_part_size(PEPSink *sink)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jlong		bytes;
-	sigset_t	saved;
-
-	pep_jvm_call_begin(&saved);
-	bytes = (*env)->CallLongMethod(env, sink->sink, sink->part_size);
-	pep_jvm_call_end(&saved, sink->write_msg);
-	return (uint64) bytes;
+	return (uint64) pep_sink_java_part_size(sink->sink, sink->write_msg);
 }
 
 /* The BatchSink itself, for calls that hand it to other Java objects. */
@@ -290,12 +249,7 @@ pep_sink_object(PEPSink *sink)
 void
 pep_sink_select_part(PEPSink *sink, int slot)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	sigset_t	saved;
-
-	pep_jvm_call_begin(&saved);
-	(*env)->CallVoidMethod(env, sink->sink, sink->select_part, (jint) slot);
-	pep_jvm_call_end(&saved, "could not switch parquet parts");
+	pep_sink_java_select_part(sink->sink, (jint) slot);
 }
 
 /*
@@ -305,12 +259,5 @@ pep_sink_select_part(PEPSink *sink, int slot)
 int
 pep_sink_part_to_finish(PEPSink *sink)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jint		slot;
-	sigset_t	saved;
-
-	pep_jvm_call_begin(&saved);
-	slot = (*env)->CallIntMethod(env, sink->sink, sink->part_to_finish);
-	pep_jvm_call_end(&saved, "could not measure the parquet parts' memory");
-	return (int) slot;
+	return (int) pep_sink_java_part_to_finish(sink->sink);
 }

@@ -43,6 +43,7 @@
 #include "utils/memutils.h"
 
 #include "pep_batch.h"
+#include "pep_contract.h"
 #include "pep_fault.h"
 #include "pep_guc.h"
 #include "pep_jvm.h"
@@ -584,9 +585,10 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	pep_fault_parse(&w.fault);
 	options = w.shared->writer_options;
 	if (pep_fault_is(&w.fault, "java_error", ParallelWorkerNumber))
-		options = psprintf("%sfault_after_batches=%d\n", options, w.fault.batches);
+		options = psprintf("%s" PEP_OPTION(FAULT_AFTER_BATCHES) "=%d\n", options,
+						   w.fault.batches);
 
-	pep_jvm_start(pep_libjvm_path, w.shared->jar_path, w.shared->jvm_options);
+	pep_jvm_start(&w.shared->jvm);
 	/* First: its client and worker 0's checks get going while the sink is set up. */
 	if (s3 != NULL)
 		w.s3 = pep_s3w_open(w.shared, s3);

@@ -3,6 +3,13 @@
  * pep_jvm.c
  *	  Boot a JVM inside a PostgreSQL backend and call into it safely.
  *
+ * The export's leader never loads a JVM, but it checks with pep_jvm_check,
+ * before it creates anything, what a worker's start needs: a libjvm and a
+ * jar it can read, options that fit the worker's table.  A worker then only
+ * loads what was checked, and what can still fail there (a library that is
+ * no JVM, options HotSpot refuses) fails after the export's cleanup is in
+ * place.
+ *
  * A backend process gets at most one JVM (JNI_CreateJavaVM refuses a
  * second), created on the process's main thread, which is the only thread
  * that ever calls PostgreSQL.  The rules that make this safe come from
@@ -41,12 +48,19 @@
 #include "postgres.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 
+#include "pep_jni.h"
 #include "pep_jvm.h"
+/* This file is part of the glue: it may include pep_jvm_internal.h. */
+#define PEP_JVM_GLUE
+#include "pep_jvm_internal.h"
 
 typedef jint (*pep_create_vm_fn) (JavaVM **vm, void **env, void *args);
 
@@ -205,9 +219,87 @@ pep_split_options(const char *options, JavaVMOption *opts, int nopts, int max)
 	return nopts;
 }
 
-void
-pep_jvm_start(const char *libjvm_path, const char *class_path, const char *options)
+/*
+ * Check that path names a regular file the server can read, as a worker
+ * will need it: opened, not only looked up, so that a file without read
+ * permission is found here too.  O_NONBLOCK keeps a FIFO from blocking.
+ */
+static int
+pep_check_readable(const char *path, struct stat *st)
 {
+	int			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int			save_errno;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0)
+	{
+		save_errno = errno;
+		close(fd);
+		errno = save_errno;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+void
+pep_jvm_check(PEPJvmConfig *config, const char *libjvm_path, const char *class_path,
+			  const char *options)
+{
+	struct stat st;
+
+	if (libjvm_path == NULL || libjvm_path[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("no java virtual machine library is configured"),
+				 errhint("Set \"%s\" to the path of libjvm.so.",
+						 "parallel_export_parquet.libjvm_path")));
+	if (pep_check_readable(libjvm_path, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not access java virtual machine library \"%s\": %m", libjvm_path),
+				 errhint("Set \"%s\" to the path of libjvm.so of a JDK 17 or later.",
+						 "parallel_export_parquet.libjvm_path")));
+	if (!S_ISREG(st.st_mode))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("java virtual machine library \"%s\" is not a file", libjvm_path),
+				 errhint("Set \"%s\" to the path of libjvm.so of a JDK 17 or later.",
+						 "parallel_export_parquet.libjvm_path")));
+	if (pep_check_readable(class_path, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not access the extension's jar \"%s\": %m", class_path),
+				 errhint("Install the extension again with \"make install\".")));
+	if (!S_ISREG(st.st_mode))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("the extension's jar \"%s\" is not a file", class_path),
+				 errhint("Install the extension again with \"make install\".")));
+
+	if (strlen(options) >= sizeof(config->options))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("value of \"%s\" is too long", "parallel_export_parquet.jvm_options"),
+				 errdetail("At most %zu bytes fit, the options the extension adds included.",
+						   sizeof(config->options) - 1)));
+	if (strlen(libjvm_path) >= sizeof(config->libjvm_path) ||
+		strlen(class_path) >= sizeof(config->class_path))
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("path of the java virtual machine library or of the extension's jar is too long")));
+
+	strlcpy(config->libjvm_path, libjvm_path, sizeof(config->libjvm_path));
+	strlcpy(config->class_path, class_path, sizeof(config->class_path));
+	strlcpy(config->options, options, sizeof(config->options));
+}
+
+void
+pep_jvm_start(const PEPJvmConfig *config)
+{
+	const char *libjvm_path = config->libjvm_path;
+	const char *options = config->options;
 	void	   *handle;
 	pep_create_vm_fn create_vm;
 	JavaVMOption opts[PEP_JVM_MAX_OPTIONS];
@@ -221,13 +313,7 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 	if (pep_vm != NULL)
 		return;
 
-	if (libjvm_path == NULL || libjvm_path[0] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_CONFIG_FILE_ERROR),
-				 errmsg("no java virtual machine library is configured"),
-				 errhint("Set \"%s\" to the path of libjvm.so.",
-						 "parallel_export_parquet.libjvm_path")));
-
+	/* The leader checked the files (pep_jvm_check); what is left is loading them. */
 	handle = dlopen(libjvm_path, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL)
 		ereport(ERROR,
@@ -243,7 +329,7 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 				 errmsg("library \"%s\" is not a java virtual machine", libjvm_path),
 				 errdetail("%s", dlerror())));
 
-	opts[nopts].optionString = psprintf("-Djava.class.path=%s", class_path);
+	opts[nopts].optionString = psprintf("-Djava.class.path=%s", config->class_path);
 	opts[nopts++].extraInfo = NULL;
 	opts[nopts].optionString = "-Xrs";
 	opts[nopts++].extraInfo = NULL;
@@ -276,7 +362,7 @@ pep_jvm_start(const char *libjvm_path, const char *class_path, const char *optio
 				(errcode(ERRCODE_CONFIG_FILE_ERROR),
 				 errmsg("could not start the Java virtual machine"),
 				 errdetail("JNI_CreateJavaVM returned %d with options \"%s\": %s",
-						   (int) rc, options ? options : "", pep_jvm_output()),
+						   (int) rc, options, pep_jvm_output()),
 				 errhint("Check \"%s\" and \"%s\".",
 						 "parallel_export_parquet.jvm_options",
 						 "parallel_export_parquet.libjvm_path")));
@@ -542,6 +628,16 @@ pep_jvm_call_end(sigset_t *saved, const char *what)
 				 errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes.",
 						 "parallel_export_parquet.jvm_options") : 0));
 	}
+}
+
+bool
+pep_jvm_call_end_noerror(sigset_t *saved)
+{
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+	if (!(*pep_env)->ExceptionCheck(pep_env))
+		return false;
+	(*pep_env)->ExceptionClear(pep_env);
+	return true;
 }
 
 jstring

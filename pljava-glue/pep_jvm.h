@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * pep_jvm.h
- *	  The JVM bridge: boot a JVM inside a backend and call into it safely.
+ *	  The JVM bridge: check how a JVM would start, and start it in a worker.
  *
- * This is the small part of PL/Java's job the export needs.  It finds and
- * loads libjvm, starts the JVM with PostgreSQL's signals kept away from its
- * threads, and turns every pending Java exception into an ereport(ERROR)
- * after the Java frame has returned, so no longjmp ever crosses Java.
+ * This is the small part of PL/Java's job the export needs.  The leader,
+ * which never loads a JVM, checks everything a worker's start depends on
+ * (the libjvm to load, the class path, the options) with pep_jvm_check
+ * before it creates any file, lock or shared memory, and hands the result
+ * to its workers; a worker starts its JVM from it with pep_jvm_start, with
+ * PostgreSQL's signals kept away from the JVM's threads.  Calls into the
+ * running JVM go through pep_jni.h.
  *
  * IDENTIFICATION
  *	  pljava-glue/pep_jvm.h
@@ -15,9 +18,6 @@
  */
 #ifndef PEP_JVM_H
 #define PEP_JVM_H
-
-#include <jni.h>
-#include <signal.h>
 
 /* What separates the options of the options string. */
 #define PEP_JVM_OPTION_SEPARATORS " \t\n"
@@ -30,33 +30,26 @@
 #define PEP_JVM_MAX_OPTIONS 64
 #define PEP_JVM_MAX_USER_OPTIONS 48
 
-/*
- * Start the JVM once per process.  libjvm_path is the shared library to
- * load, class_path the jar(s), options extra JVM options separated by
- * white space.  Raises ERROR on any failure.
- */
-extern void pep_jvm_start(const char *libjvm_path, const char *class_path,
-						  const char *options);
+/* Room for a worker's JVM options, the AppCDS archive's included. */
+#define PEP_JVM_OPTIONS_LEN 2048
 
-/* The JNIEnv of the process's main thread; the JVM must be started. */
-extern JNIEnv *pep_jvm_env(void);
-
-/* Resolve a class to a global reference, or raise ERROR. */
-extern jclass pep_jvm_class(const char *name);
-
-/* Resolve a method of a class, or raise ERROR. */
-extern jmethodID pep_jvm_method(jclass cls, const char *name, const char *sig, bool is_static);
+/* How a worker starts its JVM; fixed-size, so it can sit in shared memory. */
+typedef struct PEPJvmConfig
+{
+	char		libjvm_path[MAXPGPATH];	/* the shared library to load */
+	char		class_path[MAXPGPATH];	/* the jar */
+	char		options[PEP_JVM_OPTIONS_LEN];	/* white-space separated */
+} PEPJvmConfig;
 
 /*
- * Bracket every call into Java: block PostgreSQL's signals so that any
- * thread Java creates during the call starts with them blocked, and check
- * for an exception afterwards.  pep_jvm_call_end raises ERROR, with "what"
- * as the primary message, if the call left an exception pending.
+ * Fill config after checking, without loading anything, that libjvm_path
+ * and class_path are readable files and that options fit; raises ERROR
+ * otherwise.
  */
-extern void pep_jvm_call_begin(sigset_t *saved);
-extern void pep_jvm_call_end(sigset_t *saved, const char *what);
+extern void pep_jvm_check(PEPJvmConfig *config, const char *libjvm_path,
+						  const char *class_path, const char *options);
 
-/* Make a Java string from a server-encoded C string, or raise ERROR. */
-extern jstring pep_jvm_string(const char *s);
+/* Start the JVM once per process, as config says.  Raises ERROR on any failure. */
+extern void pep_jvm_start(const PEPJvmConfig *config);
 
 #endif							/* PEP_JVM_H */

@@ -6,8 +6,9 @@
 #     never readable by other OS users;
 #   - more workers than max_parallel_workers are lowered with a NOTICE;
 #   - a tablespace's directory, and a directory inside one, are refused;
-#   - a missing jar is a clear error naming the path and what to do, and
-#     nothing is written (the jar is moved aside and always put back);
+#   - a missing jar is a clear error naming the path and what to do, found
+#     before anything is created (the jar is moved aside and always put
+#     back);
 #   - a worker's JVM leaves no files behind (no /tmp/hsperfdata_postgres, no
 #     native library copies of the codecs in /tmp),
 #     and DROP EXTENSION leaves no staging, lock or JVM files.
@@ -68,15 +69,26 @@ sql "DROP TABLESPACE pep_env_ts" >/dev/null
 # tablespace's creation and find its directory gone.
 sql "CHECKPOINT" >/dev/null
 
-# A missing jar
+# A missing jar is found before the export creates anything: the target's
+# parent keeps the modification time it is given here, which a lock file or
+# staging directory made and removed again would move to now (premise: an
+# export failing in its worker, after its staging exists, moves it).
+PARENT="$WORK/nojar"
+mkdir "$PARENT" && chown postgres "$PARENT" && touch -d @978307200 "$PARENT"
+out=$(PGOPTIONS="$PGOPTIONS -c parallel_export_parquet.fault_injection=open_error:0" \
+	sql "SELECT parallel_export_parquet('pep_env_t', '$PARENT/out', 1)" 2>&1)
+[[ -z "$(ls -A "$PARENT")" && "$(stat -c %Y "$PARENT")" != 978307200 ]]
+ok $? "premise: an export failing in its worker leaves nothing but moves the parent's time" "$out"
+touch -d @978307200 "$PARENT"
 mv "$JAR" "$JAR.moved-by-test"
-out=$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/nojar', 1)" 2>&1)
+out=$(sql "SELECT parallel_export_parquet('pep_env_t', '$PARENT/out', 1)" 2>&1)
 restore_jar
-grep -q "could not access the extension's jar \"$JAR\"" <<<"$out" && grep -q "make install" <<<"$out"
+grep -q "could not access the extension's jar \"$JAR\": No such file or directory" <<<"$out" &&
+	grep -q "make install" <<<"$out"
 ok $? "a missing jar is a clear error with a hint" "$out"
-[[ ! -e "$WORK/nojar" && ! -e "$WORK/.nojar.pep-staging" && ! -e "$WORK/.nojar.pep-lock" ]]
-ok $? "and nothing was written"
-[[ "$(sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/nojar', 1)")" == 50000 ]]
+[[ -z "$(ls -A "$PARENT")" && "$(stat -c %Y "$PARENT")" == 978307200 ]]
+ok $? "and nothing was created: no target, lock or staging, not even for a moment"
+[[ "$(sql "SELECT parallel_export_parquet('pep_env_t', '$PARENT/out', 1)")" == 50000 ]]
 ok $? "with the jar back, the same export succeeds"
 
 # What the JVMs and the extension leave behind

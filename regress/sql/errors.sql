@@ -2,7 +2,8 @@
 -- nothing, run by pg_prove (tools/test.sh). The directory guard's own cases
 -- (relative, non-empty, a file, missing parent) are in guard.sql and the
 -- options' in options.sql; here: NULL arguments, bad sources and queries,
--- protected directories, a JVM that cannot be found, a worker out of memory,
+-- protected directories, a JVM that cannot be found or started (refused
+-- before anything is created), a worker out of memory,
 -- no worker slots. Each error is checked by SQLSTATE and message, and after
 -- each the session still works.
 \set topic errors
@@ -11,7 +12,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(26);
+SELECT plan(35);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -73,13 +74,52 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'ba
                  '22023', format('directory "%s" is a symbolic link', :'base' || '-link'),
                  'a symbolic link as the last component is refused');
 
--- The JVM
+-- The JVM: what a worker's start needs is checked before the export
+-- creates anything. The target's parent gets a modification time in 2001;
+-- a lock file or staging directory created and removed again would move it
+-- to now. Premise: an export that fails in its worker, after its staging
+-- exists, leaves nothing but does move it.
+SELECT pg_temp.sh(format('mkdir %1$s && touch -d @978307200 %1$s', pg_temp.q(:'base' || '-jvm')))
+\g /dev/null
+CREATE FUNCTION pg_temp.touched(dir text) RETURNS text LANGUAGE sql AS $$
+    SELECT CASE WHEN (pg_stat_file(dir)).modification <> '2001-01-01 00:00:00+00'
+                     OR pg_temp.listing(dir) <> '{}'
+           THEN format('modified at %s, holds %s', (pg_stat_file(dir)).modification, pg_temp.listing(dir))
+           END
+$$;
+SET LOCAL parallel_export_parquet.fault_injection = 'open_error:0';
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-jvm/out'),
+                 'XX000', NULL, 'premise: an export failing in its worker fails');
+RESET parallel_export_parquet.fault_injection;
+SELECT ok(pg_temp.listing(:'base' || '-jvm') = '{}' AND pg_temp.touched(:'base' || '-jvm') IS NOT NULL,
+          'premise: it left nothing, but moved the parent''s modification time');
+SELECT pg_temp.sh(format('touch -d @978307200 %s', pg_temp.q(:'base' || '-jvm'))) \g /dev/null
+
 SET LOCAL parallel_export_parquet.libjvm_path = '/nonexistent/libjvm.so';
-SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-nojvm'),
-                 '58P01', 'could not load java virtual machine library "/nonexistent/libjvm.so"',
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-jvm/out'),
+                 '58P01', 'could not access java virtual machine library "/nonexistent/libjvm.so": No such file or directory',
                  'a missing libjvm is a clear error');
+SELECT is(pg_temp.touched(:'base' || '-jvm'), NULL, 'and nothing was created');
+SELECT pg_temp.sh(format('touch %1$s && chmod 000 %1$s', pg_temp.q(:'base' || '-libjvm.so'))) \g /dev/null
+SELECT set_config('parallel_export_parquet.libjvm_path', :'base' || '-libjvm.so', true) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-jvm/out'),
+                 '42501', format('could not access java virtual machine library "%s": Permission denied', :'base' || '-libjvm.so'),
+                 'a libjvm the server cannot read is a clear error');
+SELECT is(pg_temp.touched(:'base' || '-jvm'), NULL, 'and nothing was created');
+SELECT set_config('parallel_export_parquet.libjvm_path', :'outdir', true) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-jvm/out'),
+                 '42809', format('java virtual machine library "%s" is not a file', :'outdir'),
+                 'a directory as libjvm is a clear error');
+SELECT is(pg_temp.touched(:'base' || '-jvm'), NULL, 'and nothing was created');
 RESET parallel_export_parquet.libjvm_path;
-SELECT is(pg_temp.listing(:'base' || '-nojvm'), NULL, 'the failed JVM start left nothing');
+SELECT set_config('parallel_export_parquet.jvm_options', '-Dpep.pad=' || repeat('x', 2100), true) \g /dev/null
+SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-jvm/out'),
+                 '54000', 'value of "parallel_export_parquet.jvm_options" is too long',
+                 'JVM options too long for a worker are a clear error');
+SELECT is(pg_temp.touched(:'base' || '-jvm'), NULL, 'and nothing was created');
+RESET parallel_export_parquet.jvm_options;
+SELECT is(parallel_export_parquet('err_t', :'base' || '-jvm/out', 1), 20000::bigint,
+          'control: with the settings back, the same export succeeds');
 
 SET LOCAL parallel_export_parquet.jvm_options = '-Xmx8m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism';
 SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1, row_group_rows => 1000000, row_group_bytes => 1000000000, dictionary => false)$$,

@@ -45,6 +45,15 @@ SELECT parallel_export_parquet('SELECT', :'base' || '_x', 1);
 CREATE INDEX errors_t_id ON errors_t (id);
 SELECT parallel_export_parquet('errors_t_id', :'base' || '_x', 1);
 
+-- What a worker's JVM needs, checked before anything is created.
+SET parallel_export_parquet.libjvm_path = '/nonexistent-pep-regress/libjvm.so';
+SELECT parallel_export_parquet('errors_t', :'base' || '_jvm', 1);
+RESET parallel_export_parquet.libjvm_path;
+SELECT set_config('parallel_export_parquet.jvm_options', '-Dpep.pad=' || repeat('x', 2100), false)
+       IS NOT NULL AS set;
+SELECT parallel_export_parquet('errors_t', :'base' || '_jvm', 1);
+RESET parallel_export_parquet.jvm_options;
+
 -- The caller's rights.
 CREATE ROLE regress_pep_nopriv;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO regress_pep_nopriv;

@@ -3,9 +3,10 @@
  *
  * SinkOptions starts from these. The C side reads the numeric ones from the header that javac -h
  * generates from this file (org_parallelexport_parquet_OptionDefaults.h, every constant here being
- * @Native) and applies them to arguments passed as NULL; the strings it cannot include that way it
- * spells out next to the include. The SQL function's DEFAULT clauses and README's option table
- * restate them for users, and OptionDefaultsTest fails when either disagrees with this file.
+ * @Native) and applies them to arguments passed as NULL; the Strings, which cannot be @Native, it
+ * reads from the header the build makes with javap -constants (extension/pep_contract.h). The SQL
+ * function's DEFAULT clauses and README's option table restate them for users, and
+ * OptionDefaultsTest fails when either disagrees with this file.
  */
 package org.parallelexport.parquet;
 
@@ -22,6 +23,7 @@ final class OptionDefaults {
   @Native static final int PAGE_SIZE = 1024 * 1024;
   @Native static final boolean STATISTICS = true;
   static final String WRITER_VERSION = "v1";
+  static final String COMPATIBILITY = "none";
 
   private OptionDefaults() {}
 }

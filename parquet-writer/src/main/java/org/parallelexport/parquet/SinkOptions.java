@@ -1,9 +1,9 @@
 /*
  * SinkOptions: the options string BatchSink.create receives, parsed once per worker.
  *
- * The C side builds it from the SQL call's settings as "key=value" lines. An unknown key is an
- * error rather than ignored, so that a misspelt or newer setting fails the export instead of
- * being silently dropped. The defaults of the options the SQL function exposes are OptionDefaults';
+ * The C side builds it from the SQL call's settings as "key=value" lines, with OptionNames' keys.
+ * An unknown key is an error rather than ignored, so that a misspelt or newer setting fails the
+ * export instead of being silently dropped. The defaults of the options the SQL function exposes are OptionDefaults';
  * they differ from parquet-java's in compression (snappy, not none), row_group_rows (122880, not
  * unlimited) and row_group_bytes (64 MiB, not 128 MiB).
  */
@@ -31,7 +31,7 @@ final class SinkOptions {
   int faultAfterBatches;
   // The reader profile the C side resolved the columns for (the SQL option compatibility); the
   // footer records it, as FileMetadata says.
-  String compatibility = "none";
+  String compatibility = compatibility(OptionDefaults.COMPATIBILITY);
 
   // Parts a partitioned export's worker keeps open at once, and the bytes their buffered row
   // groups may take together (DESIGN.md, "Bounded memory").
@@ -46,52 +46,52 @@ final class SinkOptions {
 
   private void set(String key, String value) {
     switch (key) {
-      case "compression":
+      case OptionNames.COMPRESSION:
         compression = compression(value);
         break;
-      case "row_group_rows":
+      case OptionNames.ROW_GROUP_ROWS:
         rowGroupRows = positiveInt(key, value);
         break;
-      case "row_group_bytes":
+      case OptionNames.ROW_GROUP_BYTES:
         rowGroupBytes = positiveLong(key, value);
         break;
-      case "page_size":
+      case OptionNames.PAGE_SIZE:
         pageSize = positiveInt(key, value);
         break;
-      case "dictionary":
+      case OptionNames.DICTIONARY:
         dictionary = bool(key, value);
         break;
-      case "writer_version":
+      case OptionNames.WRITER_VERSION:
         writerVersion = writerVersion(value);
         break;
-      case "created_by_extension":
+      case OptionNames.CREATED_BY_EXTENSION:
         if (value.isEmpty()) {
           throw new IllegalArgumentException("option created_by_extension is empty");
         }
         createdByExtension = value;
         break;
-      case "compression_level":
+      case OptionNames.COMPRESSION_LEVEL:
         compressionLevel = positiveInt(key, value);
         break;
-      case "statistics":
+      case OptionNames.STATISTICS:
         statistics = bool(key, value);
         break;
-      case "bloom_filter_columns":
+      case OptionNames.BLOOM_FILTER_COLUMNS:
         bloomFilterColumns = columnList(key, value);
         break;
-      case "dictionary_off_columns":
+      case OptionNames.DICTIONARY_OFF_COLUMNS:
         dictionaryOffColumns = columnList(key, value);
         break;
-      case "compatibility":
+      case OptionNames.COMPATIBILITY:
         compatibility = compatibility(value);
         break;
-      case "fault_after_batches":
+      case OptionNames.FAULT_AFTER_BATCHES:
         faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
         break;
-      case "part_writers":
+      case OptionNames.PART_WRITERS:
         partWriters = (int) Math.min(Integer.MAX_VALUE, positiveLong(key, value));
         break;
-      case "part_memory_bytes":
+      case OptionNames.PART_MEMORY_BYTES:
         partMemoryBytes = positiveLong(key, value);
         break;
       default:

@@ -5,15 +5,20 @@
  * The writer options' defaults are defined once, in OptionDefaults; the C side includes them
  * through javac -h. SQL and Markdown cannot include a Java constant, so this test reads the newest
  * extension script that declares each option (the one whose definition an installed or updated
- * extension has) and README.md, and fails when a default is changed on one side only.
+ * extension has) and README.md, and fails when a default is changed on one side only. It also
+ * checks that SinkOptions parses every key OptionNames defines, which C writes through the same
+ * generated header.
  */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,9 +36,10 @@ import org.junit.jupiter.api.Test;
 class OptionDefaultsTest {
   private static final Path ROOT =
       Path.of(System.getProperty("basedir", ".")).resolve("..").toAbsolutePath().normalize();
-  // "    row_group_bytes bigint DEFAULT 67108864," in a CREATE FUNCTION's argument list
+  // "    row_group_bytes bigint DEFAULT 67108864," or "... pg_catalog.int8 DEFAULT ..." in a CREATE
+  // FUNCTION's argument list
   private static final Pattern SQL_DEFAULT =
-      Pattern.compile("(?m)^\\s*(\\w+)\\s+[\\w\\[\\]]+\\s+DEFAULT\\s+([^,)\\n]+)");
+      Pattern.compile("(?m)^\\s*(\\w+)\\s+[\\w.\\[\\]]+\\s+DEFAULT\\s+([^,)\\n]+)");
   // "| `row_group_bytes` | 67108864 | ..." in README's option table
   private static final Pattern README_ROW = Pattern.compile("(?m)^\\| `(\\w+)` \\| ([^|]+) \\|");
 
@@ -51,6 +57,7 @@ class OptionDefaultsTest {
     m.put("page_size", Integer.toString(OptionDefaults.PAGE_SIZE));
     m.put("statistics", Boolean.toString(OptionDefaults.STATISTICS));
     m.put("parquet_version", "'" + OptionDefaults.WRITER_VERSION + "'");
+    m.put("compatibility", "'" + OptionDefaults.COMPATIBILITY + "'");
     return m;
   }
 
@@ -114,6 +121,30 @@ class OptionDefaultsTest {
             "DEFAULT of " + option.getKey() + " in " + where.getFileName() + " vs OptionDefaults");
       }
     }
+  }
+
+  /**
+   * Every key OptionNames defines, which the C side writes, is one SinkOptions parses: a key added
+   * on one side only fails here instead of failing every export with "unknown option".
+   */
+  @Test
+  void everyOptionNameIsParsed() throws IllegalAccessException {
+    int keys = 0;
+    for (Field f : OptionNames.class.getDeclaredFields()) {
+      if (!Modifier.isStatic(f.getModifiers()) || f.getType() != String.class) {
+        continue;
+      }
+      String key = (String) f.get(null);
+      keys++;
+      try {
+        SinkOptions.parse(key + "=1\n");
+      } catch (IllegalArgumentException e) {
+        assertFalse(
+            e.getMessage().startsWith("unknown option"),
+            "OptionNames." + f.getName() + " is not parsed by SinkOptions: " + e.getMessage());
+      }
+    }
+    assertTrue(keys >= 15, "premise: OptionNames' keys were found, saw " + keys);
   }
 
   @Test

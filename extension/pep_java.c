@@ -1,0 +1,63 @@
+/*-------------------------------------------------------------------------
+ *
+ * pep_java.c
+ *	  The extension's JVM: what a worker starts, checked before anything exists.
+ *
+ * Everything a worker's JVM start depends on is decided here, in the
+ * leader, from the installation and the settings: the jar, the AppCDS
+ * archive made for it at install time (it cuts a worker's start-up by most
+ * of the class loading; a stale one is harmless, the JVM ignores it),
+ * snappy-java's native library unpacked at install time, the libjvm of
+ * parallel_export_parquet.libjvm_path and the options of
+ * parallel_export_parquet.jvm_options.  The JVM bridge (pep_jvm_check)
+ * then checks the result, so that a missing jar, an unreadable libjvm or
+ * options that cannot fit fail the call before it takes a lock, creates a
+ * file or shared memory (DESIGN.md, "The JVM in a worker").  The export and
+ * the sweep call pep_java_prepare first and hand its result to their
+ * workers in the DSM; a worker starts its JVM from it with pep_jvm_start.
+ *
+ * IDENTIFICATION
+ *	  extension/pep_java.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+
+#include "pep_extension.h"
+#include "pep_guc.h"
+#include "pep_java.h"
+
+void
+pep_java_prepare(PEPJvmConfig *config)
+{
+	char		share[MAXPGPATH];
+	char	   *jar;
+	char	   *archive;
+	char	   *snappy;
+	StringInfoData options;
+	struct stat st;
+
+	get_share_path(my_exec_path, share);
+	jar = psprintf("%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
+	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
+	snappy = psprintf("%s/extension/%s-snappyjava.so", share, PEP_EXTENSION_NAME);
+	initStringInfo(&options);
+	if (stat(archive, &st) == 0)
+		appendStringInfo(&options, "-Xshare:auto -XX:SharedArchiveFile=%s ", archive);
+	/* Without it snappy-java leaves a copy of itself in /tmp per worker. */
+	if (stat(snappy, &st) == 0)
+		appendStringInfo(&options,
+						 "-Dorg.xerial.snappy.lib.path=%s/extension "
+						 "-Dorg.xerial.snappy.lib.name=%s-snappyjava.so ",
+						 share, PEP_EXTENSION_NAME);
+	/* JDK 22 and later warn in the server log at every native codec load without it. */
+	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
+	appendStringInfoString(&options, pep_jvm_options);
+
+	pep_jvm_check(config, pep_libjvm_path, jar, options.data);
+}
