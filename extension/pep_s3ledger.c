@@ -20,6 +20,17 @@
  * anywhere closes it at transaction abort, which drops the lock: a failed
  * export can never keep its target locked.
  *
+ * A free lock proves the record's writer dead only on the server that wrote
+ * it.  A copy of the data directory (a base backup, a standby, a restored
+ * file-level copy) would see the record of an export still running on the
+ * original with its lock free, and sweeping it would abort that export's
+ * uploads.  So the directory's name begins with "pgsql_tmp", which
+ * pg_basebackup skips, and each record names its owner: the system
+ * identifier, shared by every copy, and the inode number and birth time of
+ * the ledger file itself, which a copied file does not keep and which a
+ * reboot does not change (a device number may).  A dead record of another
+ * owner is refused, never swept.
+ *
  * IDENTIFICATION
  *	  extension/pep_s3ledger.c
  *
@@ -33,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access/xlog.h"
 #include "common/cryptohash.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -43,6 +55,10 @@
 #include "pep_s3ledger.h"
 
 #define PEP_SHA256_LEN 32
+/* "SYSTEMID/INODE/BIRTH", three 64-bit numbers. */
+#define PEP_S3LEDGER_OWNER_LEN	64
+/* The record's first two lines are in its first so many bytes. */
+#define PEP_S3LEDGER_HEAD_LEN	4096
 
 /*
  * The file's name: hex SHA-256 of endpoint, bucket and prefix, each with its
@@ -106,6 +122,55 @@ pep_s3ledger_fail(PEPS3Ledger *ledger, const char *what)
 	ereport(ERROR,
 			(errcode_for_file_access(),
 			 errmsg("could not %s ledger file \"%s\": %m", what, ledger->path)));
+}
+
+/* Who writes a record into the held file: see the file header. */
+static void
+pep_s3ledger_owner(PEPS3Ledger *ledger, char *owner)
+{
+	struct statx stx;
+
+	if (statx(ledger->fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &stx) != 0)
+		pep_s3ledger_fail(ledger, "stat");
+	snprintf(owner, PEP_S3LEDGER_OWNER_LEN, UINT64_FORMAT "/" UINT64_FORMAT "/" INT64_FORMAT,
+			 GetSystemIdentifier(), (uint64) stx.stx_ino,
+			 (stx.stx_mask & STATX_BTIME) ? (int64) stx.stx_btime.tv_sec : INT64CONST(0));
+}
+
+/*
+ * The held file has a dead record: refuse it if its owner line names
+ * another owner.  Every record begins with both lines in one write, so one
+ * without a whole owner line was cut short before any step; the record's
+ * parser judges it.
+ */
+static void
+pep_s3ledger_check_owner(PEPS3Ledger *ledger)
+{
+	char		head[PEP_S3LEDGER_HEAD_LEN + 1];
+	char		mine[PEP_S3LEDGER_OWNER_LEN];
+	ssize_t		n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
+	char	   *line;
+	char	   *end;
+
+	if (n < 0)
+		pep_s3ledger_fail(ledger, "read");
+	head[n] = '\0';
+	if ((line = strchr(head, '\n')) == NULL || strncmp(++line, "owner ", 6) != 0 ||
+		(end = strchr(line, '\n')) == NULL)
+		return;
+	*end = '\0';
+	line += 6;
+	pep_s3ledger_owner(ledger, mine);
+	if (strcmp(line, mine) == 0)
+		return;
+	CloseTransientFile(ledger->fd);
+	ledger->fd = -1;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("ledger file \"%s\" holds the record of another server", ledger->path),
+			 errdetail("It records an export into \"%s\" by owner %s; this server's file would be owner %s (system identifier/inode/birth time). A base backup or a file-level copy of a data directory carries the records of the exports that were running there, which may still be running.",
+					   ledger->url, line, mine),
+			 errhint("Sweep the target on the server that wrote the record. If that server is gone for good, remove the file and abort the uploads it lists by hand.")));
 }
 
 bool
@@ -178,6 +243,8 @@ pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create)
 			named.st_ino == held.st_ino)
 		{
 			ledger->dead = held.st_size > 0;
+			if (ledger->dead)
+				pep_s3ledger_check_owner(ledger);
 			return true;
 		}
 		CloseTransientFile(ledger->fd);
@@ -244,6 +311,7 @@ pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target)
 	time_t		now = time(NULL);
 	struct tm	tm;
 	char		started[32];
+	char		owner[PEP_S3LEDGER_OWNER_LEN];
 
 	/* The target's checks refuse control characters; the format relies on it. */
 	if (strpbrk(target->url, "\t\r\n") != NULL)
@@ -255,7 +323,8 @@ pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target)
 	initStringInfo(&line);
 	appendStringInfo(&line, "export\t%s\t%s\t", started, target->url);
 	pep_s3ledger_escape(&line, target->server);
-	appendStringInfoChar(&line, '\n');
+	pep_s3ledger_owner(ledger, owner);
+	appendStringInfo(&line, "\nowner %s\n", owner);
 
 	if (ftruncate(ledger->fd, 0) != 0)
 		ereport(ERROR,

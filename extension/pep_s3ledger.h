@@ -4,26 +4,39 @@
  *	  The ledger file of an object-store export: exclusion, and a record
  *	  that survives a crash.
  *
- * One file per target, $PGDATA/pg_parallel_export_parquet/HASH.ledger, HASH
- * the hex SHA-256 of the target's endpoint, bucket and prefix (DESIGN.md,
- * "The ledger file").  The caller of an export (or of the sweep function)
- * holds an exclusive flock on it from before the first worker starts until
- * the outcome is settled; the kernel drops the lock when the process dies,
+ * One file per target, $PGDATA/pgsql_tmp_parallel_export_parquet/HASH.ledger,
+ * HASH the hex SHA-256 of the target's endpoint, bucket and prefix (DESIGN.md,
+ * "The ledger file").  pg_basebackup and pg_rewind skip every name that
+ * begins with "pgsql_tmp", so a base backup or a standby made from it never
+ * carries the records of this server's running exports.  The caller of an
+ * export (or of the sweep function) holds an exclusive flock on it from
+ * before the first worker starts until the outcome is settled; the kernel
+ * drops the lock when the process dies,
  * whatever the death.  So a file whose lock can be taken and that has
  * content is a dead export's record, and one whose lock is held belongs to
  * a live export and is never read.
  *
  * The record is text, one line per step, each fsynced before the step it
- * records.  The caller writes the first line,
+ * records.  The caller writes the first two lines, in one write,
  *
  *		export<TAB>STARTED<TAB>URL<TAB>SERVER
+ *		owner SYSTEMID/INODE/BIRTH
  *
  * (STARTED in UTC, "YYYY-MM-DDTHH:MM:SSZ"; URL the target as messages show
  * it; SERVER the foreign server's name, "" for the SDK's chain, with
  * backslash, tab, carriage return and newline written as \\ \t \r \n; never
- * a secret), and later "committed".  Workers append, through the file's
- * path, "key K", "upload K ID", "complete K", "success" and "superseded K"
+ * a secret; the owner line names who wrote the record: the cluster's system
+ * identifier, and the ledger file's inode number and birth time in seconds,
+ * 0 where the file system keeps none), and later "committed".  Workers
+ * append, through the file's path, "key K", "upload K ID", "complete K",
+ * "previous MANIFEST", "success EXPORTID" and "superseded K"
  * (org.parallelexport.parquet.s3.S3Ledger, which also reads a record back).
+ *
+ * A copy of the data directory made by other means (rsync, a file system
+ * snapshot restored elsewhere) carries the files, but not their inode
+ * numbers and birth times, so on the copy a record names another owner.
+ * Such a record may belong to an export that is still running where it was
+ * written; it is never swept here (pep_s3ledger_open refuses it).
  *
  * IDENTIFICATION
  *	  extension/pep_s3ledger.h
@@ -36,7 +49,7 @@
 #include "pep_s3target.h"
 
 /* The directory of every target's ledger file, in the data directory. */
-#define PEP_S3LEDGER_DIR	"pg_parallel_export_parquet"
+#define PEP_S3LEDGER_DIR	"pgsql_tmp_parallel_export_parquet"
 
 /* The line the caller appends once _SUCCESS is in place. */
 #define PEP_S3LEDGER_COMMITTED	"committed"
@@ -59,17 +72,19 @@ typedef struct PEPS3Ledger
  * "another export into "URL" is running".  Returns false, holding nothing,
  * only when create is false and there is no file.  On return
  * ledger->dead tells whether the file had content: the record of an export
- * whose caller died.  The file stays open (and locked) until
- * pep_s3ledger_remove or pep_s3ledger_release, or until the transaction
- * aborts, which closes it.
+ * whose caller died.  A record whose owner line names another owner (a
+ * copy's) raises ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE and is left alone.
+ * The file stays open (and locked) until pep_s3ledger_remove or
+ * pep_s3ledger_release, or until the transaction aborts, which closes it.
  */
 extern bool pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create);
 
 /*
- * Start this export's record: empty the file and write its first line with
- * the current time as the start, then fsync.  Call it once no dead record
- * is left in the file: right after pep_s3ledger_open when ledger->dead is
- * false, or once that record has been swept.  Workers append only after it.
+ * Start this export's record: empty the file and write its first two lines,
+ * with the current time as the start and this server as the owner, then
+ * fsync.  Call it once no dead record is left in the file: right after
+ * pep_s3ledger_open when ledger->dead is false, or once that record has been
+ * swept.  Workers append only after it.
  */
 extern void pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target);
 

@@ -36,7 +36,8 @@
 #   sigkill      a worker killed outright after _SUCCESS was written: the
 #                crash restart leaves the objects and the ledger file's
 #                record; the next export into the target sweeps exactly them
-#                and succeeds.
+#                and succeeds.  The same kill of an overwrite: the sweep puts
+#                the replaced export's manifest back, and it is whole.
 # Nothing races a timer: faults come from the fault injection setting, and
 # the harness waits for what it can observe.
 #
@@ -121,7 +122,7 @@ duck() {
 state_of() { look list "$BUCKET" "$1"; }
 
 # The ledger files in the data directory (one per target with a record).
-LEDGERS="$PEP_DATA/pg_parallel_export_parquet"
+LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"
 ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
 
 # Nothing of the export into PREFIX: no object, no upload, no worker, no
@@ -399,5 +400,34 @@ tail -n +"$((before + 1))" "$PEP_LOG" | grep -qF 'swept what an export into "s3:
 ok $? "sigkill: the next export swept the dead record and logged it"
 [[ -z "$(ledger_files)" && "$(state_of sigkill-other/)" == "object sigkill-other/keep.txt 6" ]]
 ok $? "sigkill: no ledger file left; an object outside the record is untouched"
+
+# --- SIGKILL of a worker once a replacing export's _SUCCESS is out, before the
+# commit point: no exit path runs, and the sweep of the record puts the
+# replaced export's manifest back, so a reader trusting _SUCCESS sees the
+# replaced export whole, never neither export.
+got=$(s3_export "'SELECT * FROM pep_s3 WHERE id <= 2000', 's3://$BUCKET/sigkill-ow', 2")
+assert_s3_whole sigkill-ow/ 2000 "$got" "sigkill overwrite: the export to replace is whole"
+old_id=$(export_id_of sigkill-ow/_SUCCESS)
+app=pep_s3_sigkill_ow
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:committing';" \
+	"SELECT parallel_export_parquet('SELECT * FROM pep_s3 WHERE id <= 1000', 's3://$BUCKET/sigkill-ow', 2, overwrite => true)"
+wait_mark "$app" "$PAUSE_MARK committing"
+new_id=$(export_id_of sigkill-ow/_SUCCESS)
+[[ -n "$new_id" && "$new_id" != "$old_id" ]]
+ok $? "sigkill overwrite: premise: the replacing export's _SUCCESS is in place" "$old_id -> $new_id"
+kill -9 "$(sql "SELECT pid FROM pg_stat_activity w WHERE w.backend_type = 'parallel worker'
+	AND w.leader_pid = $(caller_pid "$app") ORDER BY pid LIMIT 1")"
+finish_export "$app"
+wait_until "sql 'SELECT 1' >/dev/null 2>&1"
+grep -q "^success $new_id\$" "$(ledger_files)" && ! grep -q '^committed$' "$(ledger_files)"
+ok $? "sigkill overwrite: premise: the dead record has success, not committed" "$(ledger_files)"
+out=$(sql "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/sigkill-ow')" 2>&1)
+[[ "$out" == "s3://$BUCKET/sigkill-ow/|t|0|"* ]]
+ok $? "sigkill overwrite: the sweep undid the dead export" "$out"
+assert_s3_whole sigkill-ow/ 2000 2000 "sigkill overwrite: after the sweep the replaced export is whole"
+[[ "$(export_id_of sigkill-ow/_SUCCESS)" == "$old_id" && "$(duck sigkill-ow "SELECT count(*) FROM parts")" == 2000 ]]
+ok $? "sigkill overwrite: _SUCCESS is the replaced export's again, DuckDB reads it whole"
+got=$(s3_export "'SELECT * FROM pep_s3 WHERE id <= 1000', 's3://$BUCKET/sigkill-ow', 2, overwrite => true")
+assert_s3_whole sigkill-ow/ 1000 "$got" "sigkill overwrite: a retry replaces it"
 
 tap_done

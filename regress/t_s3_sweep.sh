@@ -2,7 +2,7 @@
 # regress/t_s3_sweep.sh: what a dead object-store export left, swept.
 #
 # A killed object-store export leaves its record in
-# $PGDATA/pg_parallel_export_parquet/HASH.ledger with the lock free, and
+# $PGDATA/pgsql_tmp_parallel_export_parquet/HASH.ledger with the lock free, and
 # real pending uploads and objects in the bucket.  The first cases forge
 # exactly that: the harness writes the record's first line as the caller
 # would, and regress/s3proxy/S3Forge.java makes the export's uploads and
@@ -20,12 +20,19 @@
 #   - a record the sweep cannot use (a step it does not know): an error,
 #     nothing touched, the file kept and its lock free for the next try;
 #   - a link at the ledger's name: refused, not followed;
-#   - real exports, a worker killed with SIGKILL mid-write (premise: its
-#     upload pending, the record on disk, the lock free after the crash
-#     restart): the next export into the target sweeps first and succeeds,
-#     a foreign upload under the prefix survives; and
-#     parallel_export_parquet_sweep() undoes another such export, leaving a
-#     foreign object and upload;
+#   - real exports whose caller (not a worker) is killed with SIGKILL
+#     mid-write, so that no cleanup runs anywhere (premise: its uploads
+#     pending and recorded, the lock free after the crash restart): the next
+#     export into the target sweeps first and succeeds, a foreign upload
+#     under the prefix survives; and parallel_export_parquet_sweep() undoes
+#     another such export, leaving a foreign object and upload;
+#   - a copy of the data directory while exports run (a real pg_basebackup,
+#     started as a hot standby on PEP_PORT + 2000): it holds no ledger file;
+#     a ledger file copied into it file by file names another owner, and
+#     both an export into its target and the sweep refuse it; the running
+#     exports' uploads are untouched and they complete; and two servers
+#     exporting into one target: the copy publishes first, the primary's
+#     conditional _SUCCESS write is refused and its export fails cleanly;
 #   - a target of a foreign server: swept with the settings of the server
 #     and its user mapping, the server's environment holding no key; the
 #     secret is nowhere in the server log;
@@ -35,7 +42,7 @@
 # postmaster's environment (AWS_ENDPOINT_URL and the keys), so the cluster
 # is restarted with it, and without it for that case and at the end.
 # Nothing races a timer: the kill waits for the hang fault in
-# pg_stat_activity.  Needs a running cluster from tools/cluster.sh with the
+# pg_stat_activity, the copy for its exports to wait at the gate in pg_locks.  Needs a running cluster from tools/cluster.sh with the
 # extension installed; runs as root.  Prints TAP.
 
 set -uo pipefail
@@ -53,7 +60,7 @@ BUCKET=lake
 JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 JAVAC="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
-LEDGERS="$PEP_DATA/pg_parallel_export_parquet"
+LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"
 ROLE=regress_pep_sweeper
 ROWS=200000
 
@@ -66,11 +73,15 @@ restart_server() {
 }
 
 holder=""
+gate=""
 finish() {
 	if [[ -n "$holder" ]]; then
 		pkill -P "$holder" 2>/dev/null
 		kill "$holder" 2>/dev/null
 	fi
+	[[ -n "$gate" ]] && kill "$gate" 2>/dev/null
+	[[ -f "$WORK/copy/postmaster.pid" ]] &&
+		runuser -u postgres -- "$(pep_bindir)/pg_ctl" -D "$WORK/copy" -m immediate -w stop >/dev/null
 	"$here/lib/s3proxy.sh" stop "$S3DIR"
 	restart_server
 	sql "DROP ROLE IF EXISTS $ROLE" >/dev/null 2>&1
@@ -202,13 +213,14 @@ ok $? "the link and its target are left as they were"
 rm -f "$LEDGER"
 
 # --- real exports killed mid-write: worker 0 hangs with its part's upload
-# pending, and is killed outright; the postmaster's crash restart follows.
+# pending, and the caller (not a worker) is killed outright: no cleanup
+# callback runs anywhere, and the postmaster's crash restart follows.
 # Leaves the dead export's uploads' lines in DEAD_UPLOADS.
 export_uploads() {
 	state_of "$1" | grep "^upload ${1}part-[0-9]*-[0-9a-f]\{12\}\.parquet " | grep -v ffffffffffff
 }
 kill_mid_write() {
-	local app="$1" prefix="$2" worker
+	local app="$1" prefix="$2" caller unrecorded
 	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
 		"SELECT parallel_export_parquet('pep_sweep_rows', 's3://$BUCKET/${prefix%/}', 2)"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
@@ -218,15 +230,17 @@ kill_mid_write() {
 	[[ -n "$(export_uploads "$prefix")" && $(ledger_files | wc -l) == 1 ]] && grep -q "^upload " "$(ledger_files)"
 	ok $? "$app: premise: its uploads are pending and recorded" \
 		"$(state_of "$prefix")"$'\n'"$(cat "$(ledger_files)" 2>&1)"
-	worker=$(sql "SELECT w.pid FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
-		WHERE l.application_name = '$app' AND w.query = '$HANG_MARK'")
-	kill -9 "$worker"
+	caller=$(caller_pid "$app")
+	kill -9 "$caller"
 	finish_export "$app"
 	wait_until "sql 'SELECT 1' >/dev/null 2>&1"
 	DEAD_UPLOADS="$(export_uploads "$prefix")"
-	[[ -n "$DEAD_UPLOADS" ]] && lock_free "$(ledger_files)"
-	ok $? "$app: premise: after the crash restart its uploads are pending and its record's lock free" \
-		"$OUT"$'\n'"$(state_of "$prefix")"
+	unrecorded=$(while read -r _ key _; do
+		grep -qxF "key $key" "$(ledger_files)" || echo "$key"
+	done <<<"$DEAD_UPLOADS")
+	[[ -n "$DEAD_UPLOADS" && -z "$unrecorded" ]] && lock_free "$(ledger_files)"
+	ok $? "$app: premise: after the caller's SIGKILL and the crash restart its uploads are pending, each recorded, and its record's lock free" \
+		"$OUT"$'\n'"$(state_of "$prefix")"$'\n'"$(cat "$(ledger_files)" 2>&1)"
 }
 
 PREFIX=killed/
@@ -258,6 +272,96 @@ ok $? "only the foreign object and upload are left, and no ledger file" "$before
 sweep "s3://$BUCKET/$PREFIX"
 [[ "$OUT" == "s3://$BUCKET/$PREFIX|f|0|0" && "$(state_of "$PREFIX")" == "$after" ]]
 ok $? "the sweep function on a target without a record does nothing" "$OUT"
+
+# --- A copy of the data directory while exports run.  Two exports are held
+# mid-write by a gate: their query calls pep_sweep_gate(), which reads a
+# table the harness keeps locked, so they resume the moment it lets go.  A
+# real pg_basebackup of this cluster then starts as a hot standby on another
+# port.  It carries no ledger file; a ledger file copied by other means (a
+# file-level copy) names another owner, and the copy neither exports into
+# its target nor sweeps it.  Neither touches the running exports' uploads,
+# which then complete.  Last, two servers into one target: the copy exports
+# into the second held target and publishes first; when the primary's export
+# there resumes, its conditional _SUCCESS write is refused, and it fails and
+# takes its parts back.
+COPY="$WORK/copy"
+COPYPORT=$((PEP_PORT + 2000))
+csql() { psql -X -A -t -q -p "$COPYPORT" -v VERBOSITY=verbose "$@" 2>&1; }
+sql "DROP TABLE IF EXISTS pep_sweep_gate; CREATE TABLE pep_sweep_gate ();
+	CREATE OR REPLACE FUNCTION pep_sweep_gate(id bigint) RETURNS boolean LANGUAGE plpgsql STABLE AS
+	\$\$ BEGIN IF id = 20000 THEN PERFORM FROM pep_sweep_gate; END IF; RETURN true; END \$\$" >/dev/null
+mkfifo "$WORK/gate"
+psql -X -q -f "$WORK/gate" >"$WORK/gate.out" 2>&1 &
+gate=$!
+exec 7>"$WORK/gate"
+echo "BEGIN; LOCK pep_sweep_gate IN ACCESS EXCLUSIVE MODE;" >&7
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_locks WHERE relation = 'pep_sweep_gate'::regclass AND granted\") == 1 ]]"
+ok $? "copy: premise: the gate is shut" "$(cat "$WORK/gate.out")"
+GATED=30000
+gated="'SELECT * FROM pep_sweep_rows WHERE id <= $GATED AND pep_sweep_gate(id)'"
+for target in copied twoservers; do
+	start_export "pep_sweep_$target" "" "SELECT parallel_export_parquet($gated, 's3://$BUCKET/$target', 2)"
+done
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_locks WHERE relation = 'pep_sweep_gate'::regclass AND NOT granted\") == 2 ]] &&
+	[[ -n \"\$(export_uploads copied/)\" && -n \"\$(export_uploads twoservers/)\" ]]"
+ok $? "copy: premise: two exports wait at the gate with their uploads pending"
+LEDGER="$(ledger_of copied/)"
+grep -q "^upload " "$LEDGER" && grep -q "^owner " "$LEDGER" && ! lock_free "$LEDGER"
+ok $? "copy: premise: the held export's record names its owner and uploads, its lock held" "$(cat "$LEDGER")"
+before="$(export_uploads copied/)"
+pep_as_postgres "$(pep_bindir)/pg_basebackup" -h "$PEP_SOCK" -p "$PEP_PORT" -U postgres -D "$COPY" \
+	-c fast -X stream -R >"$WORK/basebackup.log" 2>&1
+ok $? "copy: pg_basebackup of the cluster while the exports run" "$(cat "$WORK/basebackup.log")"
+[[ -z "$(find "$COPY" -name '*.ledger')" ]]
+ok $? "copy: the base backup holds no ledger file" "$(find "$COPY" -name '*.ledger')"
+env AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
+	AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 \
+	runuser -u postgres -- "$(pep_bindir)/pg_ctl" -D "$COPY" -l "$WORK/copy.log" -w -t 120 \
+	-o "-p $COPYPORT" start >/dev/null 7>&-
+[[ "$(csql -c 'SELECT pg_is_in_recovery()')" == t ]]
+ok $? "copy: premise: it runs as a hot standby on port $COPYPORT" "$(tail -5 "$WORK/copy.log")"
+# What of BEFORE (the running export's objects and uploads) is gone now.
+lost() { comm -23 <(echo "$before") <(state_of copied/); }
+OUT=$(csql -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/copied')")
+[[ "$OUT" == "s3://$BUCKET/copied/|f|0|0" && -z "$(lost)" ]]
+ok $? "copy: its sweep of the target finds no record and touches nothing" "$OUT"$'\n'"$(lost)"
+install -d -m 700 -o postgres "$COPY/pgsql_tmp_parallel_export_parquet"
+cp --preserve=mode,ownership,timestamps "$LEDGER" "$COPY/pgsql_tmp_parallel_export_parquet/"
+copied="$COPY/pgsql_tmp_parallel_export_parquet/$(basename "$LEDGER")"
+cmp -s "$LEDGER" "$copied"
+ok $? "copy: premise: the record copied file by file into the copy, its lock free there"
+OUT=$(csql -c "SELECT parallel_export_parquet('pep_sweep_rows', 's3://$BUCKET/copied', 2)")
+grep -q "55000: ledger file \"$copied\" holds the record of another server" <<<"$OUT"
+ok $? "copy: an export into the copied record's target is refused (55000)" "$OUT"
+OUT=$(csql -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/copied')")
+grep -q "holds the record of another server" <<<"$OUT" && grep -q "HINT:  Sweep the target on the server that wrote the record" <<<"$OUT"
+ok $? "copy: the sweep refuses the copied record, with a hint" "$OUT"
+[[ -z "$(lost)" ]] && cmp -s "$LEDGER" "$copied"
+ok $? "copy: the running export's uploads and the copied record are untouched" "$(lost)"
+OUT=$(csql -c "SELECT parallel_export_parquet('SELECT * FROM pep_sweep_rows WHERE id <= 1000', 's3://$BUCKET/twoservers', 2)")
+[[ "$OUT" == 1000 ]]
+ok $? "two servers: the copy exports into the held export's target and publishes first" "$OUT"
+printf 'COMMIT;\n\\q\n' >&7
+exec 7>&-
+wait "$gate"
+gate=""
+for target in copied twoservers; do
+	finish_export "pep_sweep_$target"
+	eval "out_$target=\$OUT"
+done
+[[ "$out_copied" == "$GATED" ]] && grep -q "^object copied/_SUCCESS " <<<"$(state_of copied/)" &&
+	[[ -z "$(export_uploads copied/)" ]]
+ok $? "copy: the primary's held export completes, published" "$out_copied"$'\n'"$(state_of copied/)"
+grep -q "could not write \"s3://$BUCKET/twoservers/_SUCCESS\"" <<<"$out_twoservers" &&
+	grep -q "conditional write was refused" <<<"$out_twoservers"
+ok $? "two servers: the primary's export there fails, its _SUCCESS write refused" "$out_twoservers"
+after="$(state_of twoservers/)"
+[[ "$(tool S3Look manifest "$BUCKET" twoservers/_SUCCESS | awk '$1 == "rows" { print $2 }')" == 1000 &&
+	"$(grep -c '^object ' <<<"$after")" == $(($(tool S3Look manifest "$BUCKET" twoservers/_SUCCESS | grep -c '^part ') + 1)) &&
+	-z "$(grep '^upload ' <<<"$after")" && -z "$(ledger_files)" ]]
+ok $? "two servers: only the copy's export is there, whole; the loser took its parts back" "$after"
+runuser -u postgres -- "$(pep_bindir)/pg_ctl" -D "$COPY" -m immediate -w stop >/dev/null
+rm -rf "$COPY"
 
 # --- through a foreign server: endpoint and keys from the catalog, none in
 # the server's environment any more

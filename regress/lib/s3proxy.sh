@@ -35,9 +35,10 @@ start() {
 		mkdir -p "$dir/data/$bucket"
 	done
 
-	# Resolved once per checkout; Maven's own cache makes later runs offline.
+	# Resolved once per checkout and version of the pom; Maven's own cache
+	# makes later runs offline.
 	local cp="$ROOT/regress/s3proxy/target/classpath"
-	if [[ ! -s "$cp" ]]; then
+	if [[ ! -s "$cp" || "$cp" -ot "$ROOT/regress/s3proxy/pom.xml" ]]; then
 		mvn -B -ntp -q -f "$ROOT/regress/s3proxy/pom.xml" dependency:build-classpath \
 			-Dmdep.outputFile="$cp" >&2
 	fi

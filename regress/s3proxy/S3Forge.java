@@ -11,7 +11,8 @@
  * "dead" appends to LEDGER (whose first line the harness wrote) the
  * way a killed export's workers would, each line before its step: part 0 completed, part 1 pending
  * with its id recorded, part 2 pending with only its key recorded (the crash fell between the
- * request and its line), and _SUCCESS written; it prints the keys and ids it made.
+ * request and its line), and _SUCCESS written, a manifest naming the export's id; it prints the
+ * keys and ids it made.
  */
 
 import java.nio.charset.StandardCharsets;
@@ -69,8 +70,12 @@ public final class S3Forge {
       ledger.key(part2);
       System.out.println("pending " + part2 + " " + s3.createUpload(bucket, part2));
 
-      ledger.success();
-      s3.put(bucket, prefix + "_SUCCESS", bytes("{}"), "application/json");
+      ledger.success("0123456789ab");
+      s3.put(
+          bucket,
+          prefix + "_SUCCESS",
+          bytes("{\"format\": \"parallel_export_parquet\", \"export_id\": \"0123456789ab\"}"),
+          "application/json");
       System.out.println("completed " + prefix + "_SUCCESS");
     }
   }

@@ -16,10 +16,18 @@
  * deleted, so that the sweep can undo what a worker killed outright made. Worker 0 sweeps a dead
  * export's record through this session before anything else (startSweep, sweepStep).
  *
- * undo() is the worker's exit path after a failure: _SUCCESS first (put back as it was when this
- * export replaced one, else deleted), then the open part's upload and the pending ones aborted and
- * the completed objects deleted: exactly what this worker made, nothing found by listing. It uses
- * the session's short-timeout view and never throws: it returns what it could not undo.
+ * _SUCCESS is written conditionally, so that of two servers exporting into one prefix exactly one
+ * publishes: only if absent (If-None-Match: *), or, replacing an export, only if it is still the
+ * manifest read at the start (If-Match its ETag). Before it, the record gets the replaced manifest
+ * ("previous") and this export's id ("success ID").
+ *
+ * undo() is the worker's exit path after a failure: _SUCCESS first, and only if it is this
+ * export's (takeBackSuccess: put back as it was when this export replaced one, else deleted), then
+ * the open part's upload and the pending ones aborted and the completed objects deleted: exactly
+ * what this worker made, nothing found by listing. It uses the session's short-timeout view and
+ * never throws: it returns what it could not undo. The sweep of a dead record takes _SUCCESS back
+ * the same way, from the record (S3Sweep), so a failure before the commit point ends with the
+ * previous export whole however it ends.
  */
 package org.parallelexport.parquet.s3;
 
@@ -67,6 +75,7 @@ public final class S3Export implements PartFile.Factory {
   // Worker 0: the replaced export's part keys and manifest, and whether our _SUCCESS went out.
   private final List<String> superseded = new ArrayList<>();
   private byte[] previousManifest;
+  private String previousETag;
   private boolean successSent;
 
   private S3Export(
@@ -158,13 +167,13 @@ public final class S3Export implements PartFile.Factory {
    * export's to delete once it commits; else why not, as a sentence.
    */
   public String previousExportProblem() throws IOException {
-    Optional<byte[]> manifest = session.get(bucket, prefix + SUCCESS);
+    Optional<S3Session.Fetched> manifest = session.fetch(bucket, prefix + SUCCESS);
     if (manifest.isEmpty()) {
       return "It has no " + SUCCESS + " object, so it holds no complete export.";
     }
     JsonNode root;
     try {
-      root = JSON.readTree(manifest.get());
+      root = JSON.readTree(manifest.get().bytes());
     } catch (IOException e) {
       return "Its " + SUCCESS + " object is not a manifest of this extension.";
     }
@@ -197,7 +206,8 @@ public final class S3Export implements PartFile.Factory {
     }
     superseded.clear();
     superseded.addAll(listed);
-    previousManifest = manifest.get();
+    previousManifest = manifest.get().bytes();
+    previousETag = manifest.get().eTag();
     return null;
   }
 
@@ -247,9 +257,45 @@ public final class S3Export implements PartFile.Factory {
     versions.put("parquet_java", Version.VERSION_NUMBER);
     versions.put("postgresql", postgresVersion);
     byte[] manifest = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
-    ledger.success();
+    if (previousManifest != null) {
+      ledger.previous(previousManifest);
+    }
+    ledger.success(exportId);
     successSent = true;
-    session.put(bucket, prefix + SUCCESS, manifest, "application/json");
+    session.putConditionally(bucket, prefix + SUCCESS, manifest, "application/json", previousETag);
+  }
+
+  /**
+   * Takes back the _SUCCESS at {@code key} if it is the manifest of export {@code exportId}: puts
+   * {@code previous} back (only while it is still ours: If-Match its ETag), or deletes it when
+   * there was no previous export. Anyone else's _SUCCESS, one our refused or unsent PUT left as it
+   * was among them, is left alone. Returns whether it was ours.
+   */
+  static boolean takeBackSuccess(
+      S3Session s3, String bucket, String key, String exportId, byte[] previous)
+      throws IOException {
+    Optional<S3Session.Fetched> current = s3.fetch(bucket, key);
+    if (current.isEmpty() || !exportId.equals(exportIdOf(current.get().bytes()))) {
+      return false;
+    }
+    if (previous != null) {
+      s3.putConditionally(bucket, key, previous, "application/json", current.get().eTag());
+    } else {
+      s3.delete(bucket, List.of(key));
+    }
+    return true;
+  }
+
+  /** The export id a manifest names, or null if it is not a manifest of ours. */
+  private static String exportIdOf(byte[] manifest) {
+    try {
+      JsonNode root = JSON.readTree(manifest);
+      return root != null && FORMAT.equals(root.path("format").asText())
+          ? root.path("export_id").asText(null)
+          : null;
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /**
@@ -283,11 +329,7 @@ public final class S3Export implements PartFile.Factory {
     List<String> left = new ArrayList<>();
     if (successSent) {
       try {
-        if (previousManifest != null) {
-          quick.put(bucket, prefix + SUCCESS, previousManifest, "application/json");
-        } else {
-          quick.delete(bucket, List.of(prefix + SUCCESS));
-        }
+        takeBackSuccess(quick, bucket, prefix + SUCCESS, exportId, previousManifest);
         successSent = false;
       } catch (IOException | RuntimeException e) {
         left.add(prefix + SUCCESS);

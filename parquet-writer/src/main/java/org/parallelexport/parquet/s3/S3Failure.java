@@ -86,6 +86,10 @@ public final class S3Failure extends IOException {
     if (status == 404) {
       return "not found";
     }
+    if (status == 412) {
+      return "another writer created or changed the object first, so the conditional write was"
+          + " refused";
+    }
     if (status == 501) {
       return "the object store does not implement this request";
     }

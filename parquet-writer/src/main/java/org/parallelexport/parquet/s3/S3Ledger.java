@@ -2,11 +2,12 @@
  * S3Ledger: a worker's writer of its export's ledger file, and the reader of a record.
  *
  * The caller's backend creates the ledger file, holds its lock for the export's life and writes
- * the first line (extension/pep_s3ledger.c); workers open it by the path it gives them and append
+ * the first two lines (extension/pep_s3ledger.c); workers open it by the path it gives them and append
  * one line per step, each fsynced before the step it records, so that whatever the export did
  * before a crash is in the file: "key K" before CreateMultipartUpload of K, "upload K ID" once it
- * answered, "complete K" before CompleteMultipartUpload, "success" before the _SUCCESS PUT,
- * "superseded K" before a replaced export's part is deleted. Every line is one write to a file
+ * answered, "complete K" before CompleteMultipartUpload, "previous MANIFEST" (with overwrite, the
+ * replaced export's manifest in base64) and "success EXPORTID" before the _SUCCESS PUT, "superseded
+ * K" before a replaced export's part is deleted. Every line is one write to a file
  * opened for appending (O_APPEND), so lines of several workers never interleave. The file is never
  * created here and a symbolic link in its place is refused, not followed: the path must name the
  * regular file the caller made.
@@ -26,6 +27,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Base64;
 import java.util.Objects;
 
 public final class S3Ledger implements Closeable {
@@ -82,9 +84,20 @@ public final class S3Ledger implements Closeable {
     append("complete " + checkKey(key));
   }
 
-  /** Before the _SUCCESS PUT. */
-  public void success() throws IOException {
-    append("success");
+  /**
+   * Before the _SUCCESS PUT that replaces {@code manifest}, the previous export's, with overwrite:
+   * the sweep puts it back if this export never commits.
+   */
+  public void previous(byte[] manifest) throws IOException {
+    append("previous " + Base64.getEncoder().encodeToString(manifest));
+  }
+
+  /** Before the _SUCCESS PUT of the export {@code exportId}, whose manifest names it. */
+  public void success(String exportId) throws IOException {
+    if (!S3Record.isExportId(exportId)) {
+      throw new IllegalArgumentException("an export id is 12 lower-case hex digits");
+    }
+    append("success " + exportId);
   }
 
   /** Before a replaced export's part {@code key} is deleted. */

@@ -7,7 +7,8 @@
  * the record's own target makes the whole record unusable, and nothing is swept. The one thing
  * tolerated is a last line without its newline: the write of that line did not finish, so the step
  * it would have recorded was never taken (a lost "upload K ID" leaves "key K", which the sweep
- * resolves by listing the uploads of exactly that key).
+ * resolves by listing the uploads of exactly that key). The "owner" line is the caller's to check
+ * (extension/pep_s3ledger.c): a record of another server is never read here.
  */
 package org.parallelexport.parquet.s3;
 
@@ -19,14 +20,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 public final class S3Record {
   static final String SUCCESS_NAME = "_SUCCESS";
+
+  private static final Pattern EXPORT_ID = Pattern.compile("[0-9a-f]{12}");
 
   private final String url;
   private final String bucket;
@@ -37,7 +42,8 @@ public final class S3Record {
   private final Map<String, Set<String>> uploads = new LinkedHashMap<>();
   private final Set<String> completed = new LinkedHashSet<>();
   private final Set<String> superseded = new LinkedHashSet<>();
-  private boolean success;
+  private String exportId;
+  private byte[] previous;
   private boolean committed;
 
   private S3Record(String url, String bucket, String prefix, String server, Instant started) {
@@ -96,7 +102,22 @@ public final class S3Record {
 
   /** Whether the export was about to write (or wrote) _SUCCESS. */
   public boolean success() {
-    return success;
+    return exportId != null;
+  }
+
+  /** The export id its _SUCCESS manifest names, once "success" is recorded; else null. */
+  public String exportId() {
+    return exportId;
+  }
+
+  /** The manifest its _SUCCESS was about to replace (overwrite), or null if there was none. */
+  public byte[] previousManifest() {
+    return previous == null ? null : previous.clone();
+  }
+
+  /** Whether {@code id} has the form of an export id: 12 lower-case hex digits. */
+  static boolean isExportId(String id) {
+    return id != null && EXPORT_ID.matcher(id).matches();
   }
 
   /** The key of this target's _SUCCESS. */
@@ -188,8 +209,21 @@ public final class S3Record {
       case "superseded":
         superseded.add(key(rest, line, where));
         break;
+      case "owner":
+        // Who wrote the record: the caller checked it before anyone read this far.
+        break;
+      case "previous":
+        try {
+          previous = Base64.getDecoder().decode(rest == null ? "?" : rest);
+        } catch (IllegalArgumentException e) {
+          throw corrupt(where, "line \"previous\" holds no base64 manifest");
+        }
+        break;
       case "success":
-        success = bare(rest, line, where);
+        if (!isExportId(rest)) {
+          throw corrupt(where, "line \"" + line + "\" is not \"success EXPORTID\"");
+        }
+        exportId = rest;
         break;
       case "committed":
         committed = bare(rest, line, where);

@@ -42,6 +42,7 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -62,6 +63,7 @@ import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -340,26 +342,75 @@ public final class S3Session implements AutoCloseable {
     }
   }
 
-  /** Writes a small object in one request (the _SUCCESS manifest). */
+  /** A small object's bytes and its ETag. */
+  public record Fetched(byte[] bytes, String eTag) {}
+
+  /** Writes a small object in one request. */
   public void put(String bucket, String key, byte[] data, String contentType) throws IOException {
-    run(
+    putIf(bucket, key, data, contentType, null, null);
+  }
+
+  /**
+   * Writes a small object (the _SUCCESS manifest) only if {@code key} holds no object, or, with
+   * {@code ifMatch}, only if it holds the object of that ETag (DESIGN.md, "The ledger file"): a
+   * refused condition is an S3Failure of status 412, and nothing is written. A server that answers
+   * 501 Not Implemented to the condition gets the plain PUT, as one that ignores it does. Returns
+   * the new object's ETag.
+   */
+  public String putConditionally(
+      String bucket, String key, byte[] data, String contentType, String ifMatch)
+      throws IOException {
+    try {
+      return ifMatch != null
+          ? putIf(bucket, key, data, contentType, ifMatch, null)
+          : putIf(bucket, key, data, contentType, null, "*");
+    } catch (S3Failure e) {
+      if (e.status() != 501) {
+        throw e;
+      }
+      return putIf(bucket, key, data, contentType, null, null);
+    }
+  }
+
+  private String putIf(
+      String bucket,
+      String key,
+      byte[] data,
+      String contentType,
+      String ifMatch,
+      String ifNoneMatch)
+      throws IOException {
+    return run(
         bucket,
         key,
         () ->
-            client.putObject(
-                b -> b.bucket(bucket).key(key).contentType(contentType),
-                RequestBody.fromBytes(data)));
+            client
+                .putObject(
+                    b ->
+                        b.bucket(bucket)
+                            .key(key)
+                            .contentType(contentType)
+                            .ifMatch(ifMatch)
+                            .ifNoneMatch(ifNoneMatch),
+                    RequestBody.fromBytes(data))
+                .eTag());
   }
 
   /** A small object's bytes, or empty if there is no such key. */
   public Optional<byte[]> get(String bucket, String key) throws IOException {
+    return fetch(bucket, key).map(Fetched::bytes);
+  }
+
+  /** A small object's bytes and ETag, or empty if there is no such key. */
+  public Optional<Fetched> fetch(String bucket, String key) throws IOException {
     return run(
         bucket,
         key,
         () -> {
           try {
-            return Optional.of(
-                client.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
+            ResponseBytes<GetObjectResponse> object =
+                client.getObjectAsBytes(b -> b.bucket(bucket).key(key));
+            return Optional.of(new Fetched(object.asByteArray(), object.response().eTag()));
           } catch (NoSuchKeyException e) {
             return Optional.empty();
           }

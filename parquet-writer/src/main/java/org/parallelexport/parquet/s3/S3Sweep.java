@@ -3,9 +3,11 @@
  *
  * The record's owner is provably dead (the caller took the ledger's lock; DESIGN.md, "The ledger
  * file"), so what it lists can be undone without racing it. Without "committed" the export never
- * reached its outcome: _SUCCESS (if "success" was recorded) and every "complete" key are deleted,
- * _SUCCESS first so that no reader trusts a half-removed export, and every upload of a recorded key
- * is aborted: by the recorded id, and also any other pending upload of exactly that key that the
+ * reached its outcome, and is undone: first _SUCCESS, if "success" was recorded and the object
+ * there is still this export's manifest (by its export id), is put back as the "previous" manifest
+ * it replaced, or deleted when there was none (S3Export.takeBackSuccess, as the exit path does), so
+ * that no reader trusts a half-removed export and a replaced one is whole again; then every
+ * "complete" key is deleted and every upload of a recorded key is aborted: by the recorded id, and also any other pending upload of exactly that key that the
  * server says was initiated at or after the record's start. The second rule covers a crash between
  * CreateMultipartUpload and its "upload K ID" line, and a CreateMultipartUpload that the SDK sent
  * again after a lost answer, whose first upload no line names. With "committed" the export is
@@ -110,7 +112,17 @@ public final class S3Sweep implements AutoCloseable {
       return;
     }
     if (record.success()) {
-      steps.add(() -> delete(bucket, record.successKey()));
+      steps.add(
+          () -> {
+            if (S3Export.takeBackSuccess(
+                session,
+                bucket,
+                record.successKey(),
+                record.exportId(),
+                record.previousManifest())) {
+              objectsDeleted++;
+            }
+          });
     }
     for (String key : record.completed()) {
       steps.add(() -> delete(bucket, key));

@@ -136,6 +136,33 @@ class MultipartOutputFileIT {
     assertEquals(List.of(), session.listKeys(BUCKET, "manifest/", 10));
   }
 
+  /**
+   * The manifest is written only where it may be (DESIGN.md, "The ledger file"): where nothing is,
+   * or over the object of the ETag read before. A refused condition is HTTP 412, named as such, and
+   * leaves the object as it was; the controls go through.
+   */
+  @Test
+  void conditionalManifestWritesAreHonoured() throws Exception {
+    String key = "conditional/_SUCCESS";
+    byte[] first = "{\"rows\": 1}".getBytes(StandardCharsets.UTF_8);
+    byte[] second = "{\"rows\": 2}".getBytes(StandardCharsets.UTF_8);
+    String tag = session.putConditionally(BUCKET, key, first, "application/json", null);
+    assertEquals(tag, session.fetch(BUCKET, key).orElseThrow().eTag());
+    for (String ifMatch : Arrays.asList(null, "\"00000000000000000000000000000000\"")) {
+      S3Failure refused =
+          assertThrows(
+              S3Failure.class,
+              () -> session.putConditionally(BUCKET, key, second, "application/json", ifMatch));
+      assertEquals(412, refused.status(), refused.getMessage());
+      assertTrue(
+          refused.getMessage().contains("conditional write was refused"), refused.getMessage());
+      assertArrayEquals(first, session.get(BUCKET, key).orElseThrow(), "if-match " + ifMatch);
+    }
+    session.putConditionally(BUCKET, key, second, "application/json", tag);
+    assertArrayEquals(second, session.get(BUCKET, key).orElseThrow());
+    session.delete(BUCKET, List.of(key));
+  }
+
   @Test
   void abortAfterCloseLeavesNothing() throws Exception {
     MultipartOutputFile file =

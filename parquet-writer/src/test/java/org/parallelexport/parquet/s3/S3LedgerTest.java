@@ -5,8 +5,10 @@
  */
 package org.parallelexport.parquet.s3;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class S3LedgerTest {
   /** The first line as pep_s3ledger_begin writes it, with an escaped tab in the server name. */
-  static final String HEADER = "export\t2026-12-01T05:30:00Z\ts3://lake/raw/q/\tmy\\tserver\n";
+  static final String HEADER =
+      "export\t2026-12-01T05:30:00Z\ts3://lake/raw/q/\tmy\\tserver\nowner 7/8/9\n";
 
   @TempDir Path dir;
 
@@ -45,7 +48,8 @@ class S3LedgerTest {
       ledger.upload("raw/q/part 00001.parquet", "id-1");
       ledger.key("raw/q/part-00002-a.parquet");
       ledger.complete("raw/q/part-00000-a.parquet");
-      ledger.success();
+      ledger.previous(new byte[] {'{', '}', '\n', (byte) 0xff});
+      ledger.success("0123456789ab");
       ledger.superseded("raw/q/part-00000-old.parquet");
     }
     Files.writeString(path, "committed\n", java.nio.file.StandardOpenOption.APPEND);
@@ -70,6 +74,8 @@ class S3LedgerTest {
     assertEquals(Set.of(), record.uploadIds("raw/q/part-00002-a.parquet"));
     assertEquals(Set.of("raw/q/part-00000-a.parquet"), record.completed());
     assertTrue(record.success());
+    assertEquals("0123456789ab", record.exportId());
+    assertArrayEquals(new byte[] {'{', '}', '\n', (byte) 0xff}, record.previousManifest());
     assertEquals("raw/q/_SUCCESS", record.successKey());
     assertEquals(Set.of("raw/q/part-00000-old.parquet"), record.superseded());
     assertTrue(record.committed());
@@ -82,6 +88,7 @@ class S3LedgerTest {
     assertEquals("", record.server());
     assertEquals(Set.of(), record.keys());
     assertFalse(record.success());
+    assertNull(record.previousManifest());
     assertFalse(record.committed());
   }
 
@@ -111,6 +118,8 @@ class S3LedgerTest {
             HEADER + "upload raw/q/p-0.parquet\n",
             HEADER + "upload raw/q/p-0.parquet \n",
             HEADER + "success now\n",
+            HEADER + "success\n",
+            HEADER + "previous {}\n",
             HEADER + "delete raw/q/p-0.parquet\n")) {
       IOException e = assertThrows(IOException.class, () -> S3Ledger.read(ledgerFile(bad)), bad);
       assertTrue(e.getMessage().startsWith("cannot use ledger file"), e.getMessage());
@@ -180,7 +189,7 @@ class S3LedgerTest {
     assertEquals(List.of(), failures);
     assertEquals(writers * lines, S3Ledger.read(path).keys().size());
     assertEquals(
-        writers * lines + 1,
+        writers * lines + HEADER.lines().count(),
         Files.readString(path, StandardCharsets.UTF_8).lines().count(),
         "one line per step");
   }

@@ -6,10 +6,12 @@
  * sweep must never touch: an object someone else put under the prefix and a pending upload of
  * another key under the prefix.
  * Every case asserts its premise (all of it is there, as ListObjectsV2 and ListMultipartUploads
- * show it) before it sweeps, then that exactly the export's own objects and uploads are gone.
+ * show it) before it sweeps, then that exactly the export's own objects and uploads are gone, and
+ * that a _SUCCESS the export replaced, or did not write, is whole afterwards.
  */
 package org.parallelexport.parquet.s3;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,6 +33,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
 
 class S3SweepIT {
   private static final String BUCKET = "lake";
+  private static final String EXPORT_ID = "0123456789ab";
 
   private static S3ProxyServer server;
   private static S3Session session;
@@ -79,12 +82,7 @@ class S3SweepIT {
     Path path = dir.resolve(prefix.replace('/', '-') + "ledger");
     Files.writeString(path, "export\t" + started + "\ts3://" + BUCKET + "/" + prefix + "\t\n");
     try (S3Ledger ledger = S3Ledger.open(path)) {
-      String part0 = prefix + "part-00000-x.parquet";
-      ledger.key(part0);
-      PendingUpload file0 = upload(part0, 1);
-      ledger.upload(part0, file0.uploadId());
-      ledger.complete(part0);
-      file0.complete(session);
+      completed(ledger, prefix + "part-00000-x.parquet", 1);
 
       String part1 = prefix + "part-00001-x.parquet";
       ledger.key(part1);
@@ -95,8 +93,8 @@ class S3SweepIT {
       ledger.key(part2);
       session.createUpload(BUCKET, part2);
 
-      ledger.success();
-      session.put(BUCKET, prefix + "_SUCCESS", bytes("{}"), "application/json");
+      ledger.success(EXPORT_ID);
+      session.put(BUCKET, prefix + "_SUCCESS", manifest(EXPORT_ID), "application/json");
     }
     assertEquals(
         List.of(prefix + "_SUCCESS", prefix + "foreign.parquet", prefix + "part-00000-x.parquet"),
@@ -158,13 +156,9 @@ class S3SweepIT {
         path,
         "export\t" + Instant.now().truncatedTo(ChronoUnit.SECONDS) + "\ts3://lake/committed/\t\n");
     try (S3Ledger ledger = S3Ledger.open(path)) {
-      ledger.key(part);
-      PendingUpload file = upload(part, 3);
-      ledger.upload(part, file.uploadId());
-      ledger.complete(part);
-      file.complete(session);
-      ledger.success();
-      session.put(BUCKET, prefix + "_SUCCESS", bytes("{}"), "application/json");
+      completed(ledger, part, 3);
+      ledger.success(EXPORT_ID);
+      session.put(BUCKET, prefix + "_SUCCESS", manifest(EXPORT_ID), "application/json");
       ledger.superseded(old0);
       ledger.superseded(old1);
     }
@@ -179,6 +173,51 @@ class S3SweepIT {
     assertEquals(
         List.of(prefix + "_SUCCESS", prefix + "foreign.parquet", part),
         session.listKeys(BUCKET, prefix, 100));
+  }
+
+  /**
+   * An overwrite killed after its _SUCCESS replaced the previous export's, before the commit: the
+   * sweep puts the previous manifest back, byte for byte, and removes the new part; the previous
+   * export's parts are never touched. The control: the same record where _SUCCESS is not this
+   * export's (its PUT was refused or never sent) leaves that _SUCCESS as it is.
+   */
+  @Test
+  void overwriteKilledBeforeTheCommitLeavesThePreviousExportWhole() throws Exception {
+    for (boolean ours : List.of(true, false)) {
+      String prefix = ours ? "replaced/" : "unreplaced/";
+      String old = prefix + "part-00000-aaaaaaaaaaaa.parquet";
+      String part = prefix + "part-00000-" + EXPORT_ID + ".parquet";
+      byte[] previous = manifest("aaaaaaaaaaaa");
+      session.put(BUCKET, old, bytes("old 0"), "application/octet-stream");
+      session.put(BUCKET, prefix + "_SUCCESS", previous, "application/json");
+      Path path = dir.resolve(prefix.replace('/', '-') + "ledger");
+      Files.writeString(
+          path,
+          "export\t"
+              + Instant.now().truncatedTo(ChronoUnit.SECONDS)
+              + "\ts3://lake/"
+              + prefix
+              + "\t\n");
+      try (S3Ledger ledger = S3Ledger.open(path)) {
+        completed(ledger, part, 4);
+        ledger.previous(previous);
+        ledger.success(EXPORT_ID);
+        if (ours) {
+          session.put(BUCKET, prefix + "_SUCCESS", manifest(EXPORT_ID), "application/json");
+        }
+      }
+      assertArrayEquals(
+          ours ? manifest(EXPORT_ID) : previous,
+          session.get(BUCKET, prefix + "_SUCCESS").orElseThrow(),
+          "premise: whose _SUCCESS is there");
+
+      try (S3Sweep sweep = new S3Sweep(S3Ledger.read(path), session)) {
+        sweep.run();
+        assertEquals(ours ? 2 : 1, sweep.objectsDeleted(), "our _SUCCESS taken back, our part");
+      }
+      assertArrayEquals(previous, session.get(BUCKET, prefix + "_SUCCESS").orElseThrow());
+      assertEquals(List.of(prefix + "_SUCCESS", old), session.listKeys(BUCKET, prefix, 100));
+    }
   }
 
   @Test
@@ -234,6 +273,15 @@ class S3SweepIT {
     assertEquals(List.of(scene.foreignUpload), ids, "only the foreign upload is pending");
   }
 
+  /** Records and completes an upload of {@code key}, as a worker does up to its completion. */
+  private static void completed(S3Ledger ledger, String key, long seed) throws IOException {
+    ledger.key(key);
+    PendingUpload file = upload(key, seed);
+    ledger.upload(key, file.uploadId());
+    ledger.complete(key);
+    file.complete(session);
+  }
+
   /** A pending upload of {@code key} with a real part in it. */
   private static PendingUpload upload(String key, long seed) throws IOException {
     String id = session.createUpload(BUCKET, key);
@@ -245,6 +293,11 @@ class S3SweepIT {
 
   private static List<String> uploadKeys(String prefix) throws IOException {
     return session.listUploads(BUCKET, prefix).stream().map(u -> u[0]).toList();
+  }
+
+  /** The smallest manifest of export {@code id}: what the sweep reads of one. */
+  private static byte[] manifest(String id) {
+    return bytes("{\"format\": \"parallel_export_parquet\", \"export_id\": \"" + id + "\"}");
   }
 
   private static byte[] bytes(String text) {
