@@ -14,8 +14,9 @@
 #
 # Usage: bench/cpu.sh SOURCE [WORKERS [RUNS]]      defaults: 2 workers, 3 runs
 #   on a running tools/cluster.sh cluster (PEP_TMP, PEP_PORT as for it), the
-#   extension created; SOURCE is a table. Extra SQL before each export (a SET)
-#   can be given in BENCH_CPU_SETUP.
+#   extension created; SOURCE is a table, a view or a query, as the export
+#   takes it ('SELECT * FROM t WHERE true' measures a query source). Extra SQL
+#   before each export (a SET) can be given in BENCH_CPU_SETUP.
 # Prints a line per run: wall seconds, the workers' CPU seconds, values
 # (rows x columns) per CPU-second per worker, and the load average; then the
 # medians.
@@ -35,8 +36,13 @@ pep_running || {
 }
 pm_pid=$(head -n 1 "$PEP_DATA/postmaster.pid")
 hz=$(getconf CLK_TCK)
-columns=$(psql -X -At -c "SELECT count(*) FROM pg_attribute
-	WHERE attrelid = '$source_name'::regclass AND attnum > 0 AND NOT attisdropped")
+case ${source_name,,} in
+select[[:space:]]* | with[[:space:]]* | values[[:space:]]* | table[[:space:]]*) query=$source_name ;;
+*) query="SELECT * FROM $source_name" ;;
+esac
+# one line per output column, whatever SOURCE is
+columns=$(printf '%s \\gdesc\n' "$query" | psql -X -At -v ON_ERROR_STOP=1 | wc -l)
+source_literal=${source_name//\'/\'\'}
 work=$PEP_TMP/cpu
 mkdir -p "$work"
 
@@ -49,7 +55,7 @@ for run in $(seq "$runs"); do
 		${BENCH_CPU_SETUP:-}
 		\! awk '{ print "ticks_before", \$16 + \$17 }' /proc/$pm_pid/stat
 		\timing on
-		SELECT 'rows', parallel_export_parquet('$source_name', '$out', $workers);
+		SELECT 'rows', parallel_export_parquet('$source_literal', '$out', $workers);
 		\timing off
 		\! awk '{ print "ticks_after", \$16 + \$17 }' /proc/$pm_pid/stat
 	EOF

@@ -15,6 +15,9 @@
  * fit what is left of row_group_bytes, so one batch of wide rows (megabytes each) is split across
  * row groups rather than buffered whole: a row group holds at most row_group_bytes plus one row,
  * whatever the rows' width.
+ *
+ * A column whose dictionary parquet-java dropped in a row group is written without one in the
+ * part's later row groups (FallbackWatch), as if dictionary_off_columns had named it.
  */
 package org.parallelexport.parquet;
 
@@ -22,8 +25,11 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
@@ -43,7 +49,8 @@ final class PartWriter {
   private final ValueWriter[] writers;
   private final MessageType schema;
   private final Map<String, String> metadata;
-  private final ParquetProperties properties;
+  // The sink's settings, plus the dictionary turned off for the columns that dropped theirs.
+  private ParquetProperties properties;
   private final BytesInputCompressor compressor;
   private final long rowGroupBytes;
   private final int rowGroupRows;
@@ -54,6 +61,7 @@ final class PartWriter {
   private final int[] varSlots;
 
   private ColumnChunkPageWriteStore pages;
+  private FallbackWatch fallbacks;
   private ColumnWriteStore columns;
   private int groupRows;
   // The store's buffered bytes after the last slice.
@@ -176,7 +184,8 @@ final class PartWriter {
             .withPageWriteChecksumEnabled(properties.getPageWriteChecksumEnabled())
             .withRowGroupOrdinal(rowGroupOrdinal)
             .build();
-    columns = properties.newColumnWriteStore(schema, pages, pages);
+    fallbacks = new FallbackWatch(pages);
+    columns = properties.newColumnWriteStore(schema, fallbacks, pages);
     for (ValueWriter writer : writers) {
       writer.bind(columns, schema);
     }
@@ -192,11 +201,33 @@ final class PartWriter {
         columns.flush();
         pages.flushToFileWriter(file);
         file.endBlock();
+        dictionariesOff(fallbacks.fellBack());
       }
     } finally {
       // Gives the encoders' and the pages' buffers back to the allocator.
       columns.close();
       pages.close();
+    }
+  }
+
+  /**
+   * Turns the dictionary off for these columns in the part's later row groups. parquet-java names a
+   * column by its dotted path, so one whose path has a name with a dot in it keeps trying.
+   */
+  private void dictionariesOff(List<ColumnDescriptor> fellBack) {
+    ParquetProperties.Builder builder = null;
+    for (ColumnDescriptor column : fellBack) {
+      String[] path = column.getPath();
+      if (properties.isDictionaryEnabled(column)
+          && Arrays.stream(path).noneMatch(name -> name.contains("."))) {
+        if (builder == null) {
+          builder = ParquetProperties.copy(properties);
+        }
+        builder.withDictionaryEncoding(String.join(".", path), false);
+      }
+    }
+    if (builder != null) {
+      properties = builder.build();
     }
   }
 

@@ -5,10 +5,14 @@
  * any row width: a batch of rows of tens of kilobytes is split across row groups so that none
  * holds much more than row_group_bytes (ParquetWriter, checking every 100 rows or more, buffered
  * 100 such rows before its first look).
+ *
+ * A column that dropped its dictionary in a row group writes the part's later row groups without
+ * one; a column that kept it, or whose row group held nothing but nulls, keeps trying.
  */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,7 +22,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +97,74 @@ class PartWriterTest {
     // Control: the same rows, narrow, fit one row group.
     Path narrow = write("narrow.parquet", 3, 50, 8, "row_group_bytes=" + GROUP_BYTES + "\n");
     assertEquals(List.of(150L), rowGroupRows(narrow));
+  }
+
+  /**
+   * Three row groups of 200000 rows, each the same pattern: "late" holds 10 values for a page
+   * (20000 rows, parquet-java's page row limit), which keeps its dictionary, then distinct values,
+   * whose dictionary outgrows parquet-java's 1 MB and is dropped mid-row-group, after the first
+   * page was written with it; "low" holds 3 values; "sparse" is null in the first row group and
+   * holds 5 values in the others.
+   */
+  @Test
+  void aDroppedDictionaryIsNotTriedAgainInThePart() throws Exception {
+    int groupRows = 200_000;
+    int batchRows = 10_000;
+    TestBatch batch =
+        new TestBatch(
+            batchRows, new int[] {ColumnKind.INT64, ColumnKind.INT64, ColumnKind.INT64}, 0);
+    BatchSink sink =
+        batch.sink(
+            new String[] {"late", "low", "sparse"},
+            new String[] {"bigint", "bigint", "bigint"},
+            "compression=uncompressed\ndictionary=true\nrow_group_rows=" + groupRows + "\n");
+    Path file = dir.resolve("fallback.parquet");
+    sink.openPart(file.toString());
+    long row = 0;
+    for (int b = 0; b < 3 * groupRows / batchRows; b++) {
+      for (int r = 0; r < batchRows; r++, row++) {
+        batch.setLong(0, r, late(row, groupRows));
+        batch.setLong(1, r, row % 3);
+        if (row < groupRows) {
+          batch.setNull(2, r);
+        } else {
+          batch.setLong(2, r, row % 5);
+        }
+      }
+      sink.writeBatch(batchRows);
+    }
+    sink.closePart();
+
+    List<BlockMetaData> blocks = ReadBack.footer(file).getBlocks();
+    assertEquals(3, blocks.size());
+    // Premise: the first row group tried the dictionary and dropped it: a dictionary page and
+    // plain pages.
+    assertTrue(blocks.get(0).getColumns().get(0).hasDictionaryPage());
+    assertTrue(blocks.get(0).getColumns().get(0).getEncodings().contains(Encoding.PLAIN));
+    for (int g = 1; g < 3; g++) {
+      List<ColumnChunkMetaData> chunks = blocks.get(g).getColumns();
+      assertFalse(chunks.get(0).hasDictionaryPage(), "late, row group " + g);
+      assertTrue(chunks.get(1).hasDictionaryPage(), "low, row group " + g);
+      assertTrue(chunks.get(2).hasDictionaryPage(), "sparse, row group " + g);
+    }
+    assertTrue(blocks.get(0).getColumns().get(1).hasDictionaryPage());
+
+    List<Group> rows = ReadBack.rows(file);
+    assertEquals(3 * groupRows, rows.size());
+    for (int r = 0; r < rows.size(); r++) {
+      Group read = rows.get(r);
+      assertEquals(late(r, groupRows), read.getLong("late", 0), "row " + r);
+      assertEquals(r % 3, read.getLong("low", 0), "row " + r);
+      if (r < groupRows) {
+        assertTrue(ReadBack.isNull(read, "sparse"), "row " + r);
+      } else {
+        assertEquals(r % 5, read.getLong("sparse", 0), "row " + r);
+      }
+    }
+  }
+
+  private static long late(long row, int groupRows) {
+    return row % groupRows < 20_000 ? row % 10 : row;
   }
 
   @Test
