@@ -6,8 +6,9 @@
  * Kind codes, value widths and option defaults are @Native constants of
  * ColumnKind and OptionDefaults (parquet-writer); the build runs javac -h
  * on those files and writes their headers to generated/ (see the
- * Makefile).  The String constants, the options' keys (OptionNames) and
- * their text defaults, cannot be @Native; the build lists them with javap
+ * Makefile).  The String constants, the options' keys (OptionNames), their
+ * text defaults and the object-store settings' keys (s3.S3SettingNames),
+ * cannot be @Native; the build lists them with javap
  * -constants into generated/pep_contract_strings.h under the names javac -h
  * would give them.  So C has no copy of its own: a constant Java renames or
  * drops fails the C build, and a changed value reaches both sides at once.
@@ -35,5 +36,7 @@
 #define PEP_DEFAULT(o)			org_parallelexport_parquet_OptionDefaults_##o
 /* OptionNames.o: the key of a writer option, a string literal */
 #define PEP_OPTION(o)			org_parallelexport_parquet_OptionNames_##o
+/* s3.S3SettingNames.o: the key of an object store's setting, a string literal */
+#define PEP_S3_SETTING(o)		org_parallelexport_parquet_s3_S3SettingNames_##o
 
 #endif							/* PEP_CONTRACT_H */

@@ -47,6 +47,7 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
+#include "pep_contract.h"
 #include "pep_extension.h"
 #include "pep_s3front.h"
 
@@ -64,14 +65,14 @@ typedef struct PEPS3Option
 } PEPS3Option;
 
 static const PEPS3Option pep_s3_options[] = {
-	{"endpoint", ForeignServerRelationId, 500, false},
-	{"region", ForeignServerRelationId, 64, false},
-	{"path_style", ForeignServerRelationId, 16, false},
-	{"checksum", ForeignServerRelationId, 16, false},
+	{PEP_S3_SETTING(ENDPOINT), ForeignServerRelationId, 500, false},
+	{PEP_S3_SETTING(REGION), ForeignServerRelationId, 64, false},
+	{PEP_S3_SETTING(PATH_STYLE), ForeignServerRelationId, 16, false},
+	{PEP_S3_SETTING(CHECKSUM), ForeignServerRelationId, 16, false},
 	{"buckets", ForeignServerRelationId, 8192, false},
-	{"access_key_id", UserMappingRelationId, 128, true},
-	{"secret_access_key", UserMappingRelationId, 256, true},
-	{"session_token", UserMappingRelationId, 8192, true},
+	{PEP_S3_SETTING(ACCESS_KEY_ID), UserMappingRelationId, 128, true},
+	{PEP_S3_SETTING(SECRET_ACCESS_KEY), UserMappingRelationId, 256, true},
+	{PEP_S3_SETTING(SESSION_TOKEN), UserMappingRelationId, 8192, true},
 };
 
 static const PEPS3Option *
@@ -179,7 +180,7 @@ pep_s3_option_value(const PEPS3Option *opt, const char *value)
 	if (value[0] == ' ' || value[len - 1] == ' ')
 		pep_s3_bad_value(opt, value, "The value begins or ends with a blank.");
 
-	if (strcmp(opt->name, "endpoint") == 0)
+	if (strcmp(opt->name, PEP_S3_SETTING(ENDPOINT)) == 0)
 	{
 		char	   *host;
 		int			port;
@@ -188,12 +189,12 @@ pep_s3_option_value(const PEPS3Option *opt, const char *value)
 		if (problem != NULL)
 			pep_s3_bad_value(opt, value, problem);
 	}
-	else if (strcmp(opt->name, "region") == 0)
+	else if (strcmp(opt->name, PEP_S3_SETTING(REGION)) == 0)
 	{
 		if (!pep_s3_only(value, len, "-_."))
 			pep_s3_bad_value(opt, value, "A region is letters, digits, hyphens, underscores and dots.");
 	}
-	else if (strcmp(opt->name, "path_style") == 0)
+	else if (strcmp(opt->name, PEP_S3_SETTING(PATH_STYLE)) == 0)
 	{
 		if (pg_strcasecmp(value, "auto") == 0)
 			return NULL;
@@ -201,12 +202,12 @@ pep_s3_option_value(const PEPS3Option *opt, const char *value)
 			pep_s3_bad_value(opt, value, "Valid values are true, false and auto.");
 		return flag ? "true" : "false";
 	}
-	else if (strcmp(opt->name, "checksum") == 0)
+	else if (strcmp(opt->name, PEP_S3_SETTING(CHECKSUM)) == 0)
 	{
-		if (pg_strcasecmp(value, "when_required") == 0)
-			return "when_required";
-		if (pg_strcasecmp(value, "when_supported") == 0)
-			return "when_supported";
+		if (pg_strcasecmp(value, PEP_S3_SETTING(CHECKSUM_WHEN_REQUIRED)) == 0)
+			return PEP_S3_SETTING(CHECKSUM_WHEN_REQUIRED);
+		if (pg_strcasecmp(value, PEP_S3_SETTING(CHECKSUM_WHEN_SUPPORTED)) == 0)
+			return PEP_S3_SETTING(CHECKSUM_WHEN_SUPPORTED);
 		pep_s3_bad_value(opt, value, "Valid values are when_required and when_supported.");
 	}
 	else if (strcmp(opt->name, "buckets") == 0)
@@ -288,17 +289,19 @@ pep_s3_check_options(List *options, Oid catalog)
 					 errhint("Valid options for a user mapping are %s.", pep_s3_option_names(catalog))));
 		(void) pep_s3_option_value(opt, defGetString(def));
 	}
-	if ((pep_s3_get(options, "access_key_id") == NULL) !=
-		(pep_s3_get(options, "secret_access_key") == NULL))
+	if ((pep_s3_get(options, PEP_S3_SETTING(ACCESS_KEY_ID)) == NULL) !=
+		(pep_s3_get(options, PEP_S3_SETTING(SECRET_ACCESS_KEY)) == NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("options \"%s\" and \"%s\" must be given together",
-						"access_key_id", "secret_access_key")));
-	if (pep_s3_get(options, "session_token") != NULL && pep_s3_get(options, "access_key_id") == NULL)
+						PEP_S3_SETTING(ACCESS_KEY_ID), PEP_S3_SETTING(SECRET_ACCESS_KEY))));
+	if (pep_s3_get(options, PEP_S3_SETTING(SESSION_TOKEN)) != NULL &&
+		pep_s3_get(options, PEP_S3_SETTING(ACCESS_KEY_ID)) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("option \"%s\" needs options \"%s\" and \"%s\"",
-						"session_token", "access_key_id", "secret_access_key")));
+						PEP_S3_SETTING(SESSION_TOKEN), PEP_S3_SETTING(ACCESS_KEY_ID),
+						PEP_S3_SETTING(SECRET_ACCESS_KEY))));
 }
 
 /*
@@ -431,6 +434,6 @@ pep_s3_server_settings(PEPS3Target *t, const char *s3_server)
 	t->settings = buf.data;
 
 	strlcpy(t->server, server->servername, sizeof(t->server));
-	if (pep_s3_get(server->options, "endpoint") != NULL)
-		strlcpy(t->endpoint, pep_s3_get(server->options, "endpoint"), sizeof(t->endpoint));
+	if (pep_s3_get(server->options, PEP_S3_SETTING(ENDPOINT)) != NULL)
+		strlcpy(t->endpoint, pep_s3_get(server->options, PEP_S3_SETTING(ENDPOINT)), sizeof(t->endpoint));
 }

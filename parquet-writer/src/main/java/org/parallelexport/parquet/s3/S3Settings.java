@@ -4,9 +4,9 @@
  * Every key is optional. What is not given comes from the AWS SDK's standard chain as the server's
  * OS user sees it: AWS_ENDPOINT_URL, AWS_REGION and the key variables, ~/.aws/config and
  * ~/.aws/credentials (AWS_PROFILE or profile=), web identity, container and instance metadata.
- * Explicit keys (from a foreign server and user mapping inside PostgreSQL) win over the chain. An
- * unknown key is an error, as in SinkOptions. toString never shows the secret or the session
- * token, so a settings object can appear in any message.
+ * Explicit keys (from a foreign server and user mapping inside PostgreSQL) win over the chain. The
+ * keys are S3SettingNames'; an unknown key is an error, as in SinkOptions. toString never shows
+ * the secret or the session token, so a settings object can appear in any message.
  */
 package org.parallelexport.parquet.s3;
 
@@ -46,40 +46,40 @@ public final class S3Settings {
 
   private void set(String key, String value) {
     switch (key) {
-      case "endpoint":
+      case S3SettingNames.ENDPOINT:
         endpoint = endpoint(value);
         break;
-      case "region":
+      case S3SettingNames.REGION:
         region = value;
         break;
-      case "profile":
+      case S3SettingNames.PROFILE:
         profile = value;
         break;
-      case "access_key_id":
+      case S3SettingNames.ACCESS_KEY_ID:
         accessKeyId = value;
         break;
-      case "secret_access_key":
+      case S3SettingNames.SECRET_ACCESS_KEY:
         secretAccessKey = value;
         break;
-      case "session_token":
+      case S3SettingNames.SESSION_TOKEN:
         sessionToken = value;
         break;
-      case "path_style":
+      case S3SettingNames.PATH_STYLE:
         pathStyle = "auto".equals(value) ? null : bool(key, value);
         break;
-      case "checksum":
+      case S3SettingNames.CHECKSUM:
         checksumWhenRequired = checksum(value);
         break;
-      case "part_size":
+      case S3SettingNames.PART_SIZE:
         partBytes = bounded(key, value, MIN_PART_BYTES, 512 * 1024 * 1024);
         break;
-      case "uploads_in_flight":
+      case S3SettingNames.UPLOADS_IN_FLIGHT:
         uploadsInFlight = bounded(key, value, 1, 16);
         break;
-      case "max_attempts":
+      case S3SettingNames.MAX_ATTEMPTS:
         maxAttempts = bounded(key, value, 1, 20);
         break;
-      case "call_timeout_ms":
+      case S3SettingNames.CALL_TIMEOUT_MS:
         callTimeoutMillis = bounded(key, value, 1000, 3_600_000);
         break;
       default:
@@ -128,9 +128,9 @@ public final class S3Settings {
 
   private static boolean checksum(String value) {
     switch (value.toLowerCase(Locale.ROOT)) {
-      case "when_required":
+      case S3SettingNames.CHECKSUM_WHEN_REQUIRED:
         return true;
-      case "when_supported":
+      case S3SettingNames.CHECKSUM_WHEN_SUPPORTED:
         return false;
       default:
         throw new IllegalArgumentException(

@@ -1,6 +1,7 @@
 /*
- * S3SettingsTest: the settings string's rules, path-style addressing by endpoint, and that no
- * secret ever reaches a message or toString.
+ * S3SettingsTest: the settings string's rules, path-style addressing by endpoint, that no secret
+ * ever reaches a message or toString, and that every key of S3SettingNames (which C writes) is one
+ * S3Settings knows.
  */
 package org.parallelexport.parquet.s3;
 
@@ -9,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.net.URI;
 import org.junit.jupiter.api.Test;
 
@@ -68,5 +71,33 @@ class S3SettingsTest {
   void memoryBoundFollowsPartSizeAndUploadsInFlight() {
     S3Settings settings = S3Settings.parse("part_size=8388608\nuploads_in_flight=3\n");
     assertEquals(5L * 8388608, settings.maxBufferedBytes());
+  }
+
+  @Test
+  void everySettingNameIsParsed() throws IllegalAccessException {
+    int keys = 0;
+    for (Field f : S3SettingNames.class.getDeclaredFields()) {
+      if (!Modifier.isStatic(f.getModifiers())
+          || f.getType() != String.class
+          || f.getName().startsWith("CHECKSUM_")) {
+        continue;
+      }
+      String key = (String) f.get(null);
+      keys++;
+      try {
+        S3Settings.parse(key + "=1\n");
+      } catch (IllegalArgumentException e) {
+        assertFalse(
+            e.getMessage().startsWith("unknown s3 setting"),
+            "S3SettingNames." + f.getName() + " is not parsed by S3Settings: " + e.getMessage());
+      }
+    }
+    assertTrue(keys >= 12, "premise: S3SettingNames' keys were found, saw " + keys);
+  }
+
+  @Test
+  void checksumValuesAreS3SettingNames() {
+    S3Settings.parse(S3SettingNames.CHECKSUM + "=" + S3SettingNames.CHECKSUM_WHEN_REQUIRED + "\n");
+    S3Settings.parse(S3SettingNames.CHECKSUM + "=" + S3SettingNames.CHECKSUM_WHEN_SUPPORTED + "\n");
   }
 }
