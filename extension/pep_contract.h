@@ -7,7 +7,8 @@
  * ColumnKind and OptionDefaults (parquet-writer); the build runs javac -h
  * on those files and writes their headers to generated/ (see the
  * Makefile).  The String constants, the options' keys (OptionNames), their
- * text defaults and the object-store settings' keys (s3.S3SettingNames),
+ * text defaults, the object-store settings' keys (s3.S3SettingNames) and
+ * the words of an object-store export's crash record (s3.S3RecordWords),
  * cannot be @Native; the build lists them with javap
  * -constants into generated/pep_contract_strings.h under the names javac -h
  * would give them.  So C has no copy of its own: a constant Java renames or
@@ -38,5 +39,7 @@
 #define PEP_OPTION(o)			org_parallelexport_parquet_OptionNames_##o
 /* s3.S3SettingNames.o: the key of an object store's setting, a string literal */
 #define PEP_S3_SETTING(o)		org_parallelexport_parquet_s3_S3SettingNames_##o
+/* s3.S3RecordWords.o: the first word of a crash record's line, a string literal */
+#define PEP_S3_RECORD(o)		org_parallelexport_parquet_s3_S3RecordWords_##o
 
 #endif							/* PEP_CONTRACT_H */

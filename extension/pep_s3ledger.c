@@ -155,11 +155,12 @@ pep_s3ledger_check_owner(PEPS3Ledger *ledger)
 	if (n < 0)
 		pep_s3ledger_fail(ledger, "read");
 	head[n] = '\0';
-	if ((line = strchr(head, '\n')) == NULL || strncmp(++line, "owner ", 6) != 0 ||
+	if ((line = strchr(head, '\n')) == NULL ||
+		strncmp(++line, PEP_S3_RECORD(OWNER) " ", sizeof(PEP_S3_RECORD(OWNER))) != 0 ||
 		(end = strchr(line, '\n')) == NULL)
 		return;
 	*end = '\0';
-	line += 6;
+	line += sizeof(PEP_S3_RECORD(OWNER));
 	pep_s3ledger_owner(ledger, mine);
 	if (strcmp(line, mine) == 0)
 		return;
@@ -321,10 +322,10 @@ pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target)
 		elog(ERROR, "could not format the current time");
 
 	initStringInfo(&line);
-	appendStringInfo(&line, "export\t%s\t%s\t", started, target->url);
+	appendStringInfo(&line, "%s\t%s\t%s\t", PEP_S3_RECORD(EXPORT), started, target->url);
 	pep_s3ledger_escape(&line, target->server);
 	pep_s3ledger_owner(ledger, owner);
-	appendStringInfo(&line, "\nowner %s\n", owner);
+	appendStringInfo(&line, "\n%s %s\n", PEP_S3_RECORD(OWNER), owner);
 
 	if (ftruncate(ledger->fd, 0) != 0)
 		ereport(ERROR,

@@ -46,13 +46,14 @@
 #ifndef PEP_S3LEDGER_H
 #define PEP_S3LEDGER_H
 
+#include "pep_contract.h"
 #include "pep_s3target.h"
 
 /* The directory of every target's ledger file, in the data directory. */
 #define PEP_S3LEDGER_DIR	"pgsql_tmp_parallel_export_parquet"
 
 /* The line the caller appends once _SUCCESS is in place. */
-#define PEP_S3LEDGER_COMMITTED	"committed"
+#define PEP_S3LEDGER_COMMITTED	PEP_S3_RECORD(COMMITTED)
 
 typedef struct PEPS3Ledger
 {

@@ -67,7 +67,7 @@ public final class S3Ledger implements Closeable {
 
   /** Before CreateMultipartUpload of {@code key}. */
   public void key(String key) throws IOException {
-    append("key " + checkKey(key));
+    append(S3RecordWords.KEY + " " + checkKey(key));
   }
 
   /** Once CreateMultipartUpload of {@code key} answered with {@code uploadId}. */
@@ -76,12 +76,12 @@ public final class S3Ledger implements Closeable {
     if (uploadId.isEmpty() || !uploadId.codePoints().allMatch(c -> c > ' ' && c != 0x7f)) {
       throw new IllegalArgumentException("an upload id must be printable without spaces");
     }
-    append("upload " + checkKey(key) + " " + uploadId);
+    append(S3RecordWords.UPLOAD + " " + checkKey(key) + " " + uploadId);
   }
 
   /** Before CompleteMultipartUpload of {@code key}. */
   public void complete(String key) throws IOException {
-    append("complete " + checkKey(key));
+    append(S3RecordWords.COMPLETE + " " + checkKey(key));
   }
 
   /**
@@ -89,7 +89,7 @@ public final class S3Ledger implements Closeable {
    * the sweep puts it back if this export never commits.
    */
   public void previous(byte[] manifest) throws IOException {
-    append("previous " + Base64.getEncoder().encodeToString(manifest));
+    append(S3RecordWords.PREVIOUS + " " + Base64.getEncoder().encodeToString(manifest));
   }
 
   /** Before the _SUCCESS PUT of the export {@code exportId}, whose manifest names it. */
@@ -97,12 +97,12 @@ public final class S3Ledger implements Closeable {
     if (!S3Record.isExportId(exportId)) {
       throw new IllegalArgumentException("an export id is 12 lower-case hex digits");
     }
-    append("success " + exportId);
+    append(S3RecordWords.SUCCESS + " " + exportId);
   }
 
   /** Before a replaced export's part {@code key} is deleted. */
   public void superseded(String key) throws IOException {
-    append("superseded " + checkKey(key));
+    append(S3RecordWords.SUPERSEDED + " " + checkKey(key));
   }
 
   @Override

@@ -164,7 +164,7 @@ public final class S3Record {
 
   private static S3Record first(String line, String where) throws IOException {
     String[] fields = line.split("\t", -1);
-    if (fields.length != 4 || !fields[0].equals("export")) {
+    if (fields.length != 4 || !fields[0].equals(S3RecordWords.EXPORT)) {
       throw corrupt(where, "its first line is not \"export<TAB>STARTED<TAB>URL<TAB>SERVER\"");
     }
     Instant started;
@@ -191,10 +191,10 @@ public final class S3Record {
     String verb = space < 0 ? line : line.substring(0, space);
     String rest = space < 0 ? null : line.substring(space + 1);
     switch (verb) {
-      case "key":
+      case S3RecordWords.KEY:
         keys.add(key(rest, line, where));
         break;
-      case "upload":
+      case S3RecordWords.UPLOAD:
         int last = rest == null ? -1 : rest.lastIndexOf(' ');
         if (last <= 0 || last == rest.length() - 1) {
           throw corrupt(where, "line \"" + line + "\" is not \"upload KEY ID\"");
@@ -203,29 +203,29 @@ public final class S3Record {
             .computeIfAbsent(key(rest.substring(0, last), line, where), k -> new LinkedHashSet<>())
             .add(rest.substring(last + 1));
         break;
-      case "complete":
+      case S3RecordWords.COMPLETE:
         completed.add(key(rest, line, where));
         break;
-      case "superseded":
+      case S3RecordWords.SUPERSEDED:
         superseded.add(key(rest, line, where));
         break;
-      case "owner":
+      case S3RecordWords.OWNER:
         // Who wrote the record: the caller checked it before anyone read this far.
         break;
-      case "previous":
+      case S3RecordWords.PREVIOUS:
         try {
           previous = Base64.getDecoder().decode(rest == null ? "?" : rest);
         } catch (IllegalArgumentException e) {
           throw corrupt(where, "line \"previous\" holds no base64 manifest");
         }
         break;
-      case "success":
+      case S3RecordWords.SUCCESS:
         if (!isExportId(rest)) {
           throw corrupt(where, "line \"" + line + "\" is not \"success EXPORTID\"");
         }
         exportId = rest;
         break;
-      case "committed":
+      case S3RecordWords.COMMITTED:
         committed = bare(rest, line, where);
         break;
       default:
