@@ -130,14 +130,29 @@ done
 [[ $nproc -ge 2 ]]
 ok $? "premise: the command line and environment of the caller and its workers were read" "read $nproc of: $pids"
 no_secret "$WORK/proc.txt" "no process's command line or environment holds the key"
-# S3Warmup runs only in the install-time AppCDS training (Warmup.main), never
-# in a worker: it points the SDK's standard chain at its loopback stand-in
-# with system properties holding no one's key.
-grep -rn -E '\b(setenv|putenv)\(|System\.setProperty|System\.getenv\(\)\.put' \
+# One exception, pinned by its text: S3Warmup, which runs only in the
+# install-time AppCDS training (Warmup.main), never in a worker, points the
+# SDK's standard chain at its loopback stand-in with one setProperty call
+# over four properties that hold no key (the endpoint http://127.0.0.1:PORT,
+# the region, and two files the training writes with its own key "warmup").
+# Any other call, in S3Warmup too, and any change to those names or values,
+# fails the check.
+warmup="$here/../parquet-writer/src/main/java/org/parallelexport/parquet/s3/S3Warmup.java"
+grep -rn -E '\b(setenv|putenv)\(|System\.(setProperty|setProperties)\(|System\.get(env|Properties)\(\)\.(put|setProperty)' \
 	"$here/../extension" "$here/../pljava-glue" "$here/../parquet-writer/src/main" |
-	grep -v '/s3/S3Warmup\.java:' >"$WORK/setenv.txt"
+	awk -F: -v warmup="$warmup" -v allowed='        System.setProperty(CHAIN_PROPERTIES[i], values[i]);' '
+		$1 == warmup && substr($0, length($1) + length($2) + 3) == allowed && !seen++ { next }
+		{ print }' >"$WORK/setenv.txt"
+pinned=$(grep -c -x -F \
+	-e '    "aws.endpointUrl", "aws.region", "aws.configFile", "aws.sharedCredentialsFile"' \
+	-e '    String endpoint = "http://127.0.0.1:" + socket.getLocalPort();' \
+	-e '      String[] values = {endpoint, "us-east-1", config.toString(), credentials.toString()};' \
+	"$warmup")
+[[ "$pinned" == 3 ]] ||
+	echo "S3Warmup's chain properties or their values are not the pinned ones ($pinned of 3 lines found)" >>"$WORK/setenv.txt"
 [[ ! -s "$WORK/setenv.txt" ]]
-ok $? "no C or Java source sets an environment variable or system property" "$(cat "$WORK/setenv.txt")"
+ok $? "no C or Java source sets an environment variable or system property, but S3Warmup's pinned loopback properties" \
+	"$(cat "$WORK/setenv.txt")"
 
 sql "SELECT pg_cancel_backend($caller)" >/dev/null
 finish_export pep_leak_run
