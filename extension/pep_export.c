@@ -106,18 +106,13 @@ typedef struct PEPExport
 } PEPExport;
 
 /*
- * Terminate every launched worker and wait until each has exited.  With
- * worker_0_first (object storage), worker 0 goes alone first: its exit path
- * takes _SUCCESS away before any other worker deletes a part it names.
+ * Terminate every launched worker and wait until each has exited.  An
+ * object-store export's workers order their exit paths among themselves
+ * (pep_s3worker.c), so they all go at once.
  */
 static void
-pep_terminate_workers(ParallelContext *pcxt, bool worker_0_first)
+pep_terminate_workers(ParallelContext *pcxt)
 {
-	if (worker_0_first && pcxt->nworkers_launched > 0 && pcxt->worker[0].bgwhandle != NULL)
-	{
-		TerminateBackgroundWorker(pcxt->worker[0].bgwhandle);
-		(void) WaitForBackgroundWorkerShutdown(pcxt->worker[0].bgwhandle);
-	}
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		if (pcxt->worker[i].bgwhandle != NULL)
 			TerminateBackgroundWorker(pcxt->worker[i].bgwhandle);
@@ -164,7 +159,7 @@ pep_export_cleanup(int code, Datum arg)
 	ConditionVariableCancelSleep();
 	pep_progress_phase(PEP_PHASE_CLEANING_UP);
 	if (ex->pcxt != NULL)
-		pep_terminate_workers(ex->pcxt, ex->s3target != NULL);
+		pep_terminate_workers(ex->pcxt);
 	/* An object-store export's workers undid their own objects as they exited. */
 	if (ex->s3target == NULL)
 		pep_output_remove(&ex->out, ex->ledger);

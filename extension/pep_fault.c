@@ -15,6 +15,11 @@
  *	publish_error		the leader raises ERROR during publication
  *	s3_error:K:N		after N batches, the object store answers worker K's
  *						uploads with HTTP 503 until its retries give up
+ *	s3_success_lost		the object store stores worker 0's _SUCCESS but its
+ *						answer is lost, and worker 0 reaches it no more, so
+ *						its exit path cannot take _SUCCESS back
+ *	s3_conditions_501	the object store answers worker 0's conditional
+ *						_SUCCESS write with 501 Not Implemented
  *	pause:PHASE			the leader waits in PHASE: starting (staging created,
  *						no worker yet), publishing (_SUCCESS staged, before
  *						the rename; object storage: every part written and
@@ -52,7 +57,7 @@
 
 static const char *const pep_fault_points[] = {
 	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error",
-	"s3_error", "pause"
+	"s3_error", "s3_success_lost", "s3_conditions_501", "pause"
 };
 
 /* Indexed by PEPPause. */
@@ -108,7 +113,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 			known = true;
 	if (!known)
 	{
-		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, s3_error, pause.";
+		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, s3_error, s3_success_lost, s3_conditions_501, pause.";
 		return false;
 	}
 	strlcpy(fault->point, tokens[0], sizeof(fault->point));

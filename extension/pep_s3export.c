@@ -13,9 +13,11 @@
  * deletes the parts of an export it replaced.
  *
  * Before COMMITTED, a failure anywhere ends in the leader's cleanup, which
- * terminates worker 0 first and then the others (pep_export.c); each
- * worker's exit path undoes what it made, worker 0's its _SUCCESS first,
- * so a reader that trusts _SUCCESS never sees it name a missing part.
+ * terminates the workers (pep_export.c); each worker's exit path undoes
+ * what it made, worker 0's its _SUCCESS first, and no part that a _SUCCESS
+ * which may be up names is deleted before that _SUCCESS is taken back
+ * (pep_s3worker.c), so a reader that trusts _SUCCESS never sees it name a
+ * missing part.
  *
  * The settings text may hold a secret: it is copied into the DSM here and
  * goes nowhere else.

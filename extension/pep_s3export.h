@@ -56,7 +56,9 @@ typedef struct PEPS3Shared
 	/* Protected by PEPShared.mutex. */
 	int			phase;			/* PEP_S3_* */
 	int			npublished;		/* workers whose uploads are complete */
+	bool		success_begun;	/* worker 0 is sending _SUCCESS or sent it */
 	bool		success_sent;	/* worker 0 wrote _SUCCESS */
+	bool		undoing;		/* a worker entered its exit path: no _SUCCESS now */
 	bool		swept;			/* worker 0 swept the dead record */
 	bool		ledger_ready;	/* the leader began this export's record */
 	int			nopened;		/* workers that opened their session */
@@ -93,7 +95,7 @@ extern void pep_s3w_check_target(PEPS3Worker *sw);
 extern void pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key,
 							  char **display);
 extern void pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes);
-extern void pep_s3w_fail_uploads(PEPS3Worker *sw);
+extern void pep_s3w_inject_fault(PEPS3Worker *sw, const char *point);
 extern void pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger);
 
 #endif							/* PEP_S3EXPORT_H */

@@ -88,9 +88,9 @@ static PEPJavaMethod pep_s3w_write_success_m =
 					"(" PEP_BATCH_SINK PEP_JSTRING_ARRAY "[J[J" PEP_JSTRING PEP_JSTRING ")V");
 static PEPJavaMethod pep_s3w_delete_superseded_m =
 	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "deleteSuperseded", "()" PEP_JSTRING);
-static PEPJavaMethod pep_s3w_fail_uploads_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "failUploadsFromNow", "()V");
-static PEPJavaMethod pep_s3w_undo_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "undo", "()" PEP_JSTRING);
+static PEPJavaMethod pep_s3w_inject_fault_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "injectFault", "(" PEP_JSTRING ")V");
+static PEPJavaMethod pep_s3w_undo_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "undo", "(Z)" PEP_JSTRING);
 
 static jobject
 pep_s3w_java_open(jstring settings, jstring bucket, jstring prefix, jstring export_id,
@@ -122,6 +122,12 @@ pep_s3w_java_write_success(jobject export, jobject sink, jobjectArray names, jlo
 					  extension_version, pg_version);
 }
 
+static void
+pep_s3w_java_inject_fault(jobject export, jstring point)
+{
+	pep_jni_call_void(&pep_s3w_inject_fault_m, export, "could not inject a fault", point);
+}
+
 /* Call a no-argument method of the export that returns a String or nothing. */
 static char *
 pep_s3w_call(PEPS3Worker *sw, PEPJavaMethod *method, const char *what)
@@ -138,6 +144,18 @@ pep_s3w_call(PEPS3Worker *sw, PEPJavaMethod *method, const char *what)
  * before_shmem_exit callback: undo what this worker made unless the export
  * committed.  It runs during proc_exit, so it reports with WARNING only and
  * never lets a Java exception escape as an ERROR.
+ *
+ * No part that a _SUCCESS which may be up names is deleted before that
+ * _SUCCESS is known taken back.  Under the mutex, with worker 0's decision
+ * to send it (pep_s3w_write_success), a worker says it is undoing and learns
+ * whether worker 0 began sending _SUCCESS: if it did not, it never will, and
+ * the worker deletes its completed parts itself; if it did, the manifest
+ * names them all, and the worker leaves them to worker 0, whose exit path
+ * deletes every part it named once _SUCCESS is taken back, and none when it
+ * cannot be (then worker 0 does not count itself undone, and the record
+ * stays for the sweep, which takes _SUCCESS back first).  So the order holds
+ * however the workers exit: one by one as the leader terminates them, all at
+ * once at a shutdown, or one on its own.
  */
 static void
 pep_s3w_exit(int code, Datum arg)
@@ -145,10 +163,16 @@ pep_s3w_exit(int code, Datum arg)
 	PEPS3Worker *sw = (PEPS3Worker *) DatumGetPointer(arg);
 	jobject		left;
 	bool		failed;
+	bool		success_may_name_parts;
 
 	if (pep_s3w_committed)
 		return;
-	left = pep_jni_call_object_noerror(&pep_s3w_undo_m, sw->export, &failed);
+	SpinLockAcquire(&sw->shared->mutex);
+	sw->s3->undoing = true;
+	success_may_name_parts = sw->s3->success_begun && ParallelWorkerNumber != 0;
+	SpinLockRelease(&sw->shared->mutex);
+	left = pep_jni_call_object_noerror(&pep_s3w_undo_m, sw->export, &failed,
+									   (jboolean) success_may_name_parts);
 	if (!failed && left == NULL)
 	{
 		SpinLockAcquire(&sw->shared->mutex);
@@ -323,10 +347,14 @@ pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
 	part->closed = true;
 }
 
+/* Fault injection: the object-store fault of point on this worker's requests from now on. */
 void
-pep_s3w_fail_uploads(PEPS3Worker *sw)
+pep_s3w_inject_fault(PEPS3Worker *sw, const char *point)
 {
-	(void) pep_s3w_call(sw, &pep_s3w_fail_uploads_m, "could not inject a fault");
+	jstring		jpoint = pep_jvm_string(point);
+
+	pep_s3w_java_inject_fault(sw->export, jpoint);
+	pep_jni_delete_local(jpoint);
 }
 
 /* Sleep on the export's condition variable until the leader sets phase. */
@@ -361,6 +389,13 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 	const char **names;
 	int64	   *rows;
 	int64	   *bytes;
+	jobjectArray jnames;
+	jlongArray	jrows;
+	jlongArray	jbytes;
+	jstring		jextension;
+	jstring		jpostgres;
+	const char *what;
+	bool		undoing;
 
 	SpinLockAcquire(&ledger->mutex);
 	nentries = ledger->nentries;
@@ -377,12 +412,30 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 			nparts++;
 		}
 
-	pep_s3w_java_write_success(sw->export, sw->sink,
-							   pep_jni_string_array(names, nparts),
-							   pep_jni_long_array(rows, nparts),
-							   pep_jni_long_array(bytes, nparts),
-							   pep_jvm_string(PEP_VERSION), pep_jvm_string(PG_VERSION),
-							   psprintf("could not write \"%s_SUCCESS\"", s3->url));
+	jnames = pep_jni_string_array(names, nparts);
+	jrows = pep_jni_long_array(rows, nparts);
+	jbytes = pep_jni_long_array(bytes, nparts);
+	jextension = pep_jvm_string(PEP_VERSION);
+	jpostgres = pep_jvm_string(PG_VERSION);
+	what = psprintf("could not write \"%s_SUCCESS\"", s3->url);
+
+	/*
+	 * Decided with the workers' exit paths (pep_s3w_exit).  From here on the
+	 * other workers leave their parts to this one, and nothing may fail
+	 * before Java has the names of those parts.
+	 */
+	SpinLockAcquire(&sw->shared->mutex);
+	undoing = s3->undoing;
+	s3->success_begun = !undoing;
+	SpinLockRelease(&sw->shared->mutex);
+	if (undoing)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("a worker of the export into \"%s\" stopped before its _SUCCESS was written",
+						s3->url)));
+
+	pep_s3w_java_write_success(sw->export, sw->sink, jnames, jrows, jbytes, jextension,
+							   jpostgres, what);
 }
 
 /*

@@ -316,7 +316,7 @@ pep_worker_flush(PEPWorker *w)
 	if (w->fault.batches == w->batches)
 	{
 		if (w->s3 != NULL && pep_fault_is(&w->fault, "s3_error", ParallelWorkerNumber))
-			pep_s3w_fail_uploads(w->s3);
+			pep_s3w_inject_fault(w->s3, w->fault.point);
 		if (pep_fault_is(&w->fault, "worker_error", ParallelWorkerNumber))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -591,7 +591,12 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	pep_jvm_start(&w.shared->jvm);
 	/* First: its client and worker 0's checks get going while the sink is set up. */
 	if (s3 != NULL)
+	{
 		w.s3 = pep_s3w_open(w.shared, s3);
+		if (pep_fault_is(&w.fault, "s3_success_lost", ParallelWorkerNumber) ||
+			pep_fault_is(&w.fault, "s3_conditions_501", ParallelWorkerNumber))
+			pep_s3w_inject_fault(w.s3, w.fault.point);
+	}
 	w.columns = columns;
 	file_columns = columns;
 	nfile_columns = w.shared->ncolumns;

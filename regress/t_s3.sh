@@ -35,6 +35,12 @@
 #                prefix succeeds;
 #   race         a second export into a target whose export runs fails at
 #                once, and touches none of the running export's uploads;
+#   exit order   _SUCCESS written and worker 0 unable to take it back: every
+#                part it names stays, with the record, until the sweep
+#                removes all; worker 1 terminated on its own after _SUCCESS:
+#                worker 0 takes _SUCCESS back, then deletes every part;
+#   no conditions a server that answers the conditional _SUCCESS PUT with 501:
+#                the plain PUT publishes the export whole, overwrite too;
 #   sigkill      a worker killed outright after _SUCCESS was written: the
 #                crash restart leaves the objects and the ledger file's
 #                record; the next export into the target sweeps exactly them
@@ -457,6 +463,67 @@ assert_s3_whole sigkill-ow/ 2000 2000 "sigkill overwrite: after the sweep the re
 ok $? "sigkill overwrite: _SUCCESS is the replaced export's again, DuckDB reads it whole"
 got=$(s3_export "'SELECT * FROM pep_s3 WHERE id <= 1000', 's3://$BUCKET/sigkill-ow', 2, overwrite => true")
 assert_s3_whole sigkill-ow/ 1000 "$got" "sigkill overwrite: a retry replaces it"
+
+# --- _SUCCESS up, and worker 0 cannot take it back (s3_success_lost: the
+# server stored it, but its answer and every later request of worker 0 are
+# lost).  No worker deletes a part it names: _SUCCESS, every part and the
+# record stay until the sweep, which takes _SUCCESS back first, then removes
+# everything.
+out=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = 's3_success_lost'" \
+	-c "SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/lost', 2)" 2>&1)
+lost_id=$(export_id_of lost/_SUCCESS)
+grep -qF "could not write \"s3://$BUCKET/lost/_SUCCESS\"" <<<"$out" && [[ -n "$lost_id" ]] &&
+	[[ $(look manifest "$BUCKET" lost/_SUCCESS | grep -c '^part ') -ge 2 ]]
+ok $? "success lost: premise: writing _SUCCESS failed, yet the server holds it, naming several parts" "$out"
+grep -qF "objects or uploads of the failed export into \"s3://$BUCKET/lost/\" may be left" <<<"$out"
+ok $? "success lost: the export warns that its record stays" "$out"
+assert_s3_whole lost/ "$ROWS" "$ROWS" "success lost: _SUCCESS is there and so is every part it names"
+grep -q "^success $lost_id\$" "$(ledger_files)" && ! grep -q '^committed$' "$(ledger_files)"
+ok $? "success lost: the record stays, with success and without committed" "$(ledger_files)"
+out=$(sql "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/lost')" 2>&1)
+[[ "$out" == "s3://$BUCKET/lost/|t|0|"* ]]
+ok $? "success lost: the sweep undid the export" "$out"
+assert_s3_clean lost/ "success lost, swept"
+retry_ok lost/ "success lost"
+
+# --- Worker 1 terminated on its own once _SUCCESS is up: it leaves its parts,
+# which _SUCCESS names, to worker 0, whose exit path takes _SUCCESS back and
+# then deletes every part it named; nothing of the export is left.
+app=pep_s3_late_term
+start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:committing';" \
+	"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/late-term', 2)"
+wait_mark "$app" "$PAUSE_MARK committing"
+state=$(state_of late-term/)
+grep -q '^object late-term/_SUCCESS ' <<<"$state" && [[ $(objects_of "$state") -ge 3 ]]
+ok $? "worker 1 terminated after _SUCCESS: premise: _SUCCESS and the parts are up" "$state"
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE application_name = 'parallel_export_parquet worker 1' AND leader_pid = $(caller_pid "$app")" >/dev/null
+finish_export "$app"
+grep -qF 'terminating background worker "parallel worker" due to administrator command' <<<"$OUT"
+ok $? "worker 1 terminated after _SUCCESS: the export failed" "$OUT"
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
+assert_s3_clean late-term/ "worker 1 terminated after _SUCCESS"
+retry_ok late-term/ "worker 1 terminated after _SUCCESS"
+
+# --- A server without conditional writes answers the conditional _SUCCESS PUT
+# with 501 Not Implemented (s3_conditions_501 sends it with a header S3Proxy
+# does not implement, which it refuses so, writing nothing): the export falls
+# back to the plain PUT and publishes whole, and so does an overwrite
+# (If-Match).  The control: no export before sent anything S3Proxy refused.
+unknown=$(grep 'Unknown header' "$S3DIR/s3proxy.log")
+[[ -z "$unknown" ]]
+ok $? "no conditions: control: S3Proxy refused no header of the exports so far" "$unknown"
+refusals() { grep -c "Unknown header x-amz-pep-injected-fault with URI /$BUCKET/no-cond/_SUCCESS\$" "$S3DIR/s3proxy.log"; }
+for overwrite in false true; do
+	before=$(refusals)
+	got=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = 's3_conditions_501'" \
+		-c "SELECT parallel_export_parquet('SELECT * FROM pep_s3 WHERE id <= 1000', 's3://$BUCKET/no-cond', 2, overwrite => $overwrite)" 2>&1)
+	# A refusal before the body was read may reset the connection, which the SDK retries.
+	[[ $(refusals) -gt $before ]]
+	ok $? "no conditions, overwrite => $overwrite: premise: S3Proxy answered the conditional _SUCCESS PUT with 501" \
+		"$(grep 'Unknown header' "$S3DIR/s3proxy.log")"
+	assert_s3_whole no-cond/ 1000 "$got" "no conditions, overwrite => $overwrite: the plain PUT published the export whole"
+done
 
 # --- partition_by: every leaf's parts are uploads under prefix/region=.../d=.../.
 sql "DROP TABLE IF EXISTS pep_s3_part;

@@ -28,10 +28,14 @@
  * undo() is the worker's exit path after a failure: _SUCCESS first, and only if it is this
  * export's (takeBackSuccess: put back as it was when this export replaced one, else deleted), then
  * the open parts' uploads and the pending ones aborted and the completed objects deleted: exactly
- * what this worker made, nothing found by listing. It uses the session's short-timeout view and
- * never throws: it returns what it could not undo. The sweep of a dead record takes _SUCCESS back
- * the same way, from the record (S3Sweep), so a failure before the commit point ends with the
- * previous export whole however it ends.
+ * what this worker made, nothing found by listing. No part a _SUCCESS that may be up names is
+ * deleted before that _SUCCESS is known taken back: once worker 0 may have sent it, the other
+ * workers leave their completed parts to worker 0 (the C side tells them), which deletes every part
+ * its manifest names after taking it back, and which, when it cannot, deletes none and leaves them
+ * all with the record for the sweep. It uses the session's short-timeout view and never throws: it
+ * returns what it could not undo. The sweep of a dead record takes _SUCCESS back the same way,
+ * from the record (S3Sweep), before it deletes a part, so a failure before the commit point ends
+ * with the previous export whole however it ends.
  */
 package org.parallelexport.parquet.s3;
 
@@ -92,11 +96,13 @@ public final class S3Export implements PartFile.Factory {
   private final Map<String, MultipartOutputFile> open = new LinkedHashMap<>();
   private final List<PendingUpload> pending = new ArrayList<>();
   private final List<String> completed = new ArrayList<>();
-  // Worker 0: the replaced export's part keys and manifest, and whether our _SUCCESS went out.
+  // Worker 0: the replaced export's part keys and manifest, whether our _SUCCESS went out, and the
+  // keys of every worker's parts it names.
   private final List<String> superseded = new ArrayList<>();
   private byte[] previousManifest;
   private String previousETag;
   private boolean successSent;
+  private final List<String> named = new ArrayList<>();
   // Worker 0: the checks' requests sent by startChecks, until probe and firstKey take them.
   private Future<?> probed;
   private Future<List<String>> listed;
@@ -289,6 +295,11 @@ public final class S3Export implements PartFile.Factory {
       String extensionVersion,
       String postgresVersion)
       throws IOException {
+    // First: from here on the other workers leave their parts to this one's exit path.
+    named.clear();
+    for (String name : names) {
+      named.add(prefix + name);
+    }
     ObjectNode root = Json.MAPPER.createObjectNode();
     root.put("format", FORMAT);
     root.put("manifest_version", 1);
@@ -374,24 +385,41 @@ public final class S3Export implements PartFile.Factory {
     }
   }
 
-  /** Fault injection: the endpoint fails this worker's uploads from now on. */
-  public void failUploadsFromNow() {
-    session.failUploadsFromNow();
+  /**
+   * Fault injection: the fault of {@code point} on this worker's requests from now on (S3Faults).
+   */
+  public void injectFault(String point) {
+    session.injectFault(point);
   }
 
   /**
-   * The exit path after a failure (see the header). Never throws; returns null when everything this
-   * worker made is gone, else a sentence naming what may be left.
+   * The exit path after a failure (see the header). {@code successMayNameParts}: worker 0's
+   * _SUCCESS may be up, naming this worker's completed parts, so they are left for worker 0 to
+   * delete once it took _SUCCESS back (DESIGN.md, "Failure at any point"); worker 0 passes false.
+   * Never throws; returns null when everything this worker must undo is gone, else a sentence
+   * naming what may be left.
    */
-  public String undo() {
+  public String undo(boolean successMayNameParts) {
     S3Session quick = session.forCleanup();
     List<String> left = new ArrayList<>();
+    boolean keepCompleted = successMayNameParts;
     if (successSent) {
       try {
         takeBackSuccess(quick, bucket, prefix + SUCCESS, exportId, previousManifest);
         successSent = false;
       } catch (IOException | RuntimeException e) {
+        // It may still be up and name every worker's parts: they stay for the sweep.
         left.add(prefix + SUCCESS);
+        left.addAll(named);
+        keepCompleted = true;
+      }
+    }
+    if (!keepCompleted) {
+      // No _SUCCESS of ours names them: the other workers left their parts to this one.
+      for (String key : named) {
+        if (!completed.contains(key)) {
+          completed.add(key);
+        }
       }
     }
     for (Iterator<MultipartOutputFile> it = open.values().iterator(); it.hasNext(); ) {
@@ -411,7 +439,7 @@ public final class S3Export implements PartFile.Factory {
         left.add(upload.key());
       }
     }
-    if (!completed.isEmpty()) {
+    if (!completed.isEmpty() && !keepCompleted) {
       try {
         quick.delete(bucket, completed);
         completed.clear();

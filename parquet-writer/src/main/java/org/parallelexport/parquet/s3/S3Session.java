@@ -46,7 +46,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -59,12 +58,8 @@ import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.http.urlconnection.ProxyConfiguration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
@@ -85,7 +80,6 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
-import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 public final class S3Session implements AutoCloseable {
@@ -105,7 +99,7 @@ public final class S3Session implements AutoCloseable {
   private final CleanupClient quick;
   private final Supplier<S3Client> client;
   private final ThreadPoolExecutor pool;
-  private final AtomicBoolean failUploads;
+  private final S3Faults faults;
   private final boolean owner;
 
   public S3Session(S3Settings settings) {
@@ -120,14 +114,13 @@ public final class S3Session implements AutoCloseable {
     this.settings = requireNonNull(settings, "settings is null");
     this.http = new Transport(settings, httpClient);
     this.pool = startPool(settings.uploadsInFlight + 1);
-    this.failUploads = new AtomicBoolean();
-    FailingUploads faults = new FailingUploads(failUploads);
+    this.faults = new S3Faults();
     this.built =
         pool.submit(
             () ->
                 buildClient(
                     settings, http, settings.maxAttempts, settings.callTimeoutMillis, faults));
-    this.quick = new CleanupClient(settings, http);
+    this.quick = new CleanupClient(settings, http, faults);
     this.client = () -> awaitBuilt(built);
     this.owner = true;
   }
@@ -136,7 +129,7 @@ public final class S3Session implements AutoCloseable {
   private S3Session(S3Session of, Supplier<S3Client> client) {
     this.settings = of.settings;
     this.pool = of.pool;
-    this.failUploads = of.failUploads;
+    this.faults = of.faults;
     this.http = of.http;
     this.built = of.built;
     this.quick = of.quick;
@@ -152,12 +145,9 @@ public final class S3Session implements AutoCloseable {
     return new S3Session(this, quick);
   }
 
-  /**
-   * Fault injection for the failure tests: from now on the endpoint answers every UploadPart with
-   * HTTP 503, which the retry strategy retries to exhaustion as it would a failing server.
-   */
-  public void failUploadsFromNow() {
-    failUploads.set(true);
+  /** Fault injection for the failure tests: the fault of {@code point} from now on (S3Faults). */
+  void injectFault(String point) {
+    faults.inject(point);
   }
 
   public S3Settings settings() {
@@ -491,17 +481,19 @@ public final class S3Session implements AutoCloseable {
   private static final class CleanupClient implements Supplier<S3Client> {
     private final S3Settings settings;
     private final Transport http;
+    private final S3Faults faults;
     private S3Client client;
 
-    CleanupClient(S3Settings settings, Transport http) {
+    CleanupClient(S3Settings settings, Transport http, S3Faults faults) {
       this.settings = settings;
       this.http = http;
+      this.faults = faults;
     }
 
     @Override
     public synchronized S3Client get() {
       if (client == null) {
-        client = buildClient(settings, http, CLEANUP_ATTEMPTS, CLEANUP_CALL_TIMEOUT_MILLIS, null);
+        client = buildClient(settings, http, CLEANUP_ATTEMPTS, CLEANUP_CALL_TIMEOUT_MILLIS, faults);
       }
       return client;
     }
@@ -645,7 +637,7 @@ public final class S3Session implements AutoCloseable {
       Transport transport,
       int maxAttempts,
       int callTimeoutMillis,
-      ExecutionInterceptor interceptor) {
+      S3Faults faults) {
     URI endpoint = transport.endpoint();
     S3ClientBuilder builder =
         S3Client.builder()
@@ -660,9 +652,7 @@ public final class S3Session implements AutoCloseable {
                           .maxAttempts(maxAttempts)
                           .build());
                   c.apiCallTimeout(Duration.ofMillis(callTimeoutMillis));
-                  if (interceptor != null) {
-                    c.addExecutionInterceptor(interceptor);
-                  }
+                  c.addExecutionInterceptor(faults);
                   if (settings.profile != null) {
                     c.defaultProfileName(settings.profile);
                   }
@@ -723,27 +713,6 @@ public final class S3Session implements AutoCloseable {
       throw new IllegalArgumentException(
           "no region for the object store: set one in the foreign server, AWS_REGION or the"
               + " profile");
-    }
-  }
-
-  /** Turns every UploadPart answer into a 503 once the flag is set (failUploadsFromNow). */
-  private static final class FailingUploads implements ExecutionInterceptor {
-    private final AtomicBoolean failing;
-
-    FailingUploads(AtomicBoolean failing) {
-      this.failing = failing;
-    }
-
-    @Override
-    public SdkHttpResponse modifyHttpResponse(
-        Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
-      if (failing.get() && context.request() instanceof UploadPartRequest) {
-        return context.httpResponse().toBuilder()
-            .statusCode(503)
-            .statusText("Service Unavailable (injected fault)")
-            .build();
-      }
-      return context.httpResponse();
     }
   }
 

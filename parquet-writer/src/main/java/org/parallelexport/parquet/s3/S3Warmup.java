@@ -104,7 +104,7 @@ public final class S3Warmup {
     export.writeSuccess(
         sink, new String[] {PART}, new long[] {rows}, new long[] {bytes}, "warmup", "warmup");
     export.previousExportProblem();
-    String left = export.undo();
+    String left = export.undo(false);
     if (left != null) {
       throw new IOException("S3Warmup: the exit path left something: " + left);
     }
