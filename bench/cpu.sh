@@ -16,7 +16,8 @@
 #   on a running tools/cluster.sh cluster (PEP_TMP, PEP_PORT as for it), the
 #   extension created; SOURCE is a table, a view or a query, as the export
 #   takes it ('SELECT * FROM t WHERE true' measures a query source). Extra SQL
-#   before each export (a SET) can be given in BENCH_CPU_SETUP.
+#   before each export (a SET) can be given in BENCH_CPU_SETUP, more arguments
+#   of the export in BENCH_EXPORT_ARGS (", partition_by => ARRAY['p16']").
 # Prints a line per run: wall seconds, the workers' CPU seconds, values
 # (rows x columns) per CPU-second per worker, and the load average; then the
 # medians.
@@ -55,7 +56,7 @@ for run in $(seq "$runs"); do
 		${BENCH_CPU_SETUP:-}
 		\! awk '{ print "ticks_before", \$16 + \$17 }' /proc/$pm_pid/stat
 		\timing on
-		SELECT 'rows', parallel_export_parquet('$source_literal', '$out', $workers);
+		SELECT 'rows', parallel_export_parquet('$source_literal', '$out', $workers${BENCH_EXPORT_ARGS:-});
 		\timing off
 		\! awk '{ print "ticks_after", \$16 + \$17 }' /proc/$pm_pid/stat
 	EOF

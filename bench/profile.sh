@@ -17,7 +17,8 @@
 # unknown.
 #
 # Usage: bench/profile.sh [WORKERS [SOURCE]]     defaults: 2, t
-#   same PEP_TMP / PEP_PORT as bench/run.sh [/tmp/pep-bench, 54402]
+#   same PEP_TMP / PEP_PORT as bench/run.sh [/tmp/pep-bench, 54402]; more
+#   arguments of the export in BENCH_EXPORT_ARGS (", partition_by => ARRAY['p16']")
 # Writes bench/results/profile.txt: self time by library, then by symbol.
 set -euo pipefail
 
@@ -50,7 +51,7 @@ psql -X -q -v ON_ERROR_STOP=1 -At >"$work/psql.out" 2>&1 <<EOF &
 LOAD 'parallel_export_parquet';
 SET parallel_export_parquet.jvm_options = '$opts';
 \timing on
-SELECT parallel_export_parquet('$source_name', '$PEP_OUT/profile', $workers);
+SELECT parallel_export_parquet('$source_name', '$PEP_OUT/profile', $workers${BENCH_EXPORT_ARGS:-});
 EOF
 psql_pid=$!
 
@@ -89,7 +90,7 @@ done
 # head closes the pipes early: no pipefail from here on
 set +o pipefail
 {
-	echo "# profile of parallel_export_parquet('$source_name', dir, $workers)"
+	echo "# profile of parallel_export_parquet('$source_name', dir, $workers${BENCH_EXPORT_ARGS:-})"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), perf at 499 Hz on worker processes $pids; export: $(grep -h '^Time:' "$work/psql.out")"
 	echo

@@ -3,14 +3,25 @@
  * pep_route.c
  *	  A partitioned export's worker: rows grouped by partition folder.
  *
- * A worker of an export with partition_by collects a round of rows (copied
- * as MinimalTuples into a context reset after the round), up to
- * PEP_ROUND_BATCHES batches of rows or PEP_ROUND_BYTES, finds each row's folder from its
- * partition values (pep_partition.c), and then hands the rows out folder
- * by folder (a counting sort), so pep_worker.c writes each folder's rows
- * to that folder's part as ordinary batches.  C memory stays one round,
- * one batch and the table of folders met (DESIGN.md, "Hive-partitioned
- * output").
+ * A worker of an export with partition_by collects a round of rows, up to
+ * PEP_ROUND_BATCHES batches of rows or PEP_ROUND_BYTES, finds each row's
+ * folder from its partition values (pep_partition.c), and then hands the
+ * rows out folder by folder (a counting sort), so pep_worker.c writes each
+ * folder's rows to that folder's part as ordinary batches.  C memory stays
+ * one round, one batch and the table of folders met (DESIGN.md,
+ * "Hive-partitioned output").
+ *
+ * Both per-row steps are kept cheap, since every row of the export takes
+ * them.  A round's rows are copied as they were deformed, values and null
+ * flags followed by the bytes of the by-reference values, into one arena
+ * kept for the worker's life: handing a row out is then a pointer, where a
+ * MinimalTuple would be formed and deformed again, and no round gives its
+ * memory back to be faulted in anew by the next.  A row's folder is found
+ * by the bytes of its partition values (PEPKey) in a table of the keys met:
+ * only a key not met yet is turned into the folder's text path, which runs
+ * each value's output function and escapes it.  Equal bytes give equal
+ * text, so the shortcut never changes a row's folder; two keys of one
+ * folder (a numeric stored in two forms) both lead to it.
  *
  * Folders are made the first time this worker meets them, level by level,
  * inside the staging directory only: each is entered in the ledger first
@@ -40,14 +51,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/tupmacs.h"
 #include "common/hashfn.h"
-#include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "storage/shmem.h"
+#include "utils/expandeddatum.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
-#include "pep_compat.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_route.h"
@@ -59,6 +74,25 @@
  */
 #define PEP_ROUND_BATCHES	16
 #define PEP_ROUND_BYTES		(32 * 1024 * 1024)
+
+/*
+ * A row's partition values as bytes, the lookup key of its leaf: per level a
+ * null flag, then a by-value Datum widened to 8 bytes, or a fixed-length
+ * value's bytes, or a varlena's length and detoasted bytes (so no two rows
+ * of different values share a key).
+ */
+typedef struct PEPKey
+{
+	uint32		len;
+	const char *bytes;			/* a row's scratch, or the table's own copy */
+} PEPKey;
+
+/* A key met, and its leaf. */
+typedef struct PEPKeyLeaf
+{
+	PEPKey		key;
+	PEPLeaf    *leaf;
+} PEPKeyLeaf;
 
 /* The leaves met by an object-store export's workers; protected by PEPShared.mutex. */
 struct PEPLeafSet
@@ -76,19 +110,27 @@ struct PEPRoute
 	int			nlevels;		/* folder levels */
 	PEPPartitionLevel levels[PEP_MAX_PARTITION_LEVELS];	/* how each is named */
 	HTAB	   *folders;		/* PEPLeaf by path: every folder met */
+	HTAB	   *keys;			/* PEPKeyLeaf by PEPKey: every key met */
+	MemoryContext context;		/* where the keys' bytes are kept */
+	StringInfoData key;			/* scratch: a row's key */
 	TupleDesc	desc;			/* the rows' descriptor */
-	TupleTableSlot *slot;		/* a row of the round, deformed */
-	MemoryContext round_context;	/* the round's rows; reset after it */
+	char	   *arena;			/* the round's rows, PEP_ROUND_BYTES */
+	Size		used;			/* bytes of the arena taken */
+	MemoryContext round_context;	/* rows that did not fit the arena; reset after a round */
 	int			capacity;		/* rows in a round at most */
 	int			nrows;			/* rows of this round */
 	Size		bytes;			/* their bytes */
-	MinimalTuple *rows;			/* the round's rows, in arrival order */
+	char	  **rows;			/* the round's rows, in arrival order */
 	PEPLeaf   **row_leaf;		/* each row's leaf folder */
 	int		   *order;			/* row numbers grouped by leaf */
 	int			nleaves;		/* leaves met in this round */
 	PEPLeaf   **leaves;			/* them, in the order first met */
 	StringInfoData path;		/* scratch: a row's folder path */
 };
+
+/* A row in the arena: its values, its null flags, then its by-reference values' bytes. */
+#define PEP_ROW_NULLS(natts)	MAXALIGN((natts) * sizeof(Datum))
+#define PEP_ROW_DATA(natts)		(PEP_ROW_NULLS(natts) + MAXALIGN((natts) * sizeof(bool)))
 
 /* Slots for max_partitions leaves: a power of 2, at least twice as many, so probes stay short. */
 static uint64
@@ -138,12 +180,30 @@ pep_leaf_set_add(PEPLeafSet *set, const char *path)
 	return true;
 }
 
+static uint32
+pep_key_hash(const void *key, Size keysize)
+{
+	const PEPKey *k = (const PEPKey *) key;
+
+	return hash_bytes((const unsigned char *) k->bytes, (int) k->len);
+}
+
+static int
+pep_key_match(const void *key1, const void *key2, Size keysize)
+{
+	const PEPKey *a = (const PEPKey *) key1;
+	const PEPKey *b = (const PEPKey *) key2;
+
+	return a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0 ? 0 : 1;
+}
+
 PEPRoute *
 pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns, TupleDesc desc,
 				 int staging_fd, PEPLeafSet *leaf_set)
 {
 	PEPRoute   *route = palloc0(sizeof(PEPRoute));
 	HASHCTL		ctl;
+	HASHCTL		key_ctl;
 
 	route->shared = shared;
 	route->ledger = ledger;
@@ -156,12 +216,21 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 	ctl.entrysize = sizeof(PEPLeaf);
 	route->folders = hash_create("parallel export partition folders", 256, &ctl,
 								 HASH_ELEM | HASH_STRINGS);
+	key_ctl.keysize = sizeof(PEPKey);
+	key_ctl.entrysize = sizeof(PEPKeyLeaf);
+	key_ctl.hash = pep_key_hash;
+	key_ctl.match = pep_key_match;
+	route->keys = hash_create("parallel export partition keys", 256, &key_ctl,
+							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE);
+	initStringInfo(&route->key);
+	route->context = CurrentMemoryContext;
 	route->desc = desc;
-	route->slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	/* Untouched pages of it cost nothing: a round faults in what it uses, once. */
+	route->arena = MemoryContextAllocHuge(CurrentMemoryContext, PEP_ROUND_BYTES);
 	route->round_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export round",
 												 ALLOCSET_DEFAULT_SIZES);
 	route->capacity = shared->batch_rows * PEP_ROUND_BATCHES;
-	route->rows = palloc(sizeof(MinimalTuple) * route->capacity);
+	route->rows = palloc(sizeof(char *) * route->capacity);
 	route->row_leaf = palloc(sizeof(PEPLeaf *) * route->capacity);
 	route->order = palloc(sizeof(int) * route->capacity);
 	route->leaves = palloc(sizeof(PEPLeaf *) * route->capacity);
@@ -297,20 +366,153 @@ pep_route_leaf(PEPRoute *route, Datum *values, bool *isnull)
 	return folder;
 }
 
+/* The row's key (see PEPKey) in route->key. */
+static void
+pep_route_key(PEPRoute *route, Datum *values, bool *isnull)
+{
+	StringInfo	key = &route->key;
+
+	resetStringInfo(key);
+	for (int i = 0; i < route->nlevels; i++)
+	{
+		int			attidx = route->levels[i].column->attidx;
+		Form_pg_attribute att = TupleDescAttr(route->desc, attidx);
+		Datum		value = values[attidx];
+
+		appendStringInfoChar(key, isnull[attidx] ? 'n' : 'v');
+		if (isnull[attidx])
+			continue;
+		if (att->attbyval)
+		{
+			char		bytes[sizeof(Datum)];
+
+			store_att_byval(bytes, value, att->attlen);
+			appendBinaryStringInfo(key, bytes, att->attlen);
+		}
+		else if (att->attlen > 0)
+			appendBinaryStringInfo(key, DatumGetPointer(value), att->attlen);
+		else
+		{
+			const char *bytes;
+			uint32		len;
+
+			if (att->attlen == -1)
+			{
+				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+
+				bytes = VARDATA_ANY(v);
+				len = VARSIZE_ANY_EXHDR(v);
+			}
+			else
+			{
+				bytes = DatumGetCString(value);
+				len = strlen(bytes);
+			}
+			appendBinaryStringInfo(key, (const char *) &len, sizeof(len));
+			appendBinaryStringInfo(key, bytes, len);
+		}
+	}
+}
+
+/* The leaf folder of a row: by its key if met before, else by its path. */
+static PEPLeaf *
+pep_route_find(PEPRoute *route, Datum *values, bool *isnull)
+{
+	PEPKey		key;
+	PEPKeyLeaf *entry;
+	PEPLeaf    *leaf;
+	bool		found;
+
+	pep_route_key(route, values, isnull);
+	key.len = route->key.len;
+	key.bytes = route->key.data;
+	entry = hash_search(route->keys, &key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry->leaf;
+
+	leaf = pep_route_leaf(route, values, isnull);
+	entry = hash_search(route->keys, &key, HASH_ENTER, &found);
+	entry->key.bytes = MemoryContextAlloc(route->context, key.len);
+	memcpy((char *) entry->key.bytes, key.bytes, key.len);
+	entry->leaf = leaf;
+	return leaf;
+}
+
+/* Bytes of a non-null by-reference value, as copied into a row. */
+static Size
+pep_route_value_size(Form_pg_attribute att, Datum value)
+{
+	if (att->attlen > 0)
+		return att->attlen;
+	if (att->attlen == -2)
+		return strlen(DatumGetCString(value)) + 1;
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(value)))
+		return EOH_get_flat_size(DatumGetEOHP(value));
+	return VARSIZE_ANY(DatumGetPointer(value));
+}
+
+/*
+ * Copy a deformed row into the round: into the arena, or, the one row of a
+ * round that does not fit what is left of it, into the round's context.
+ * Values stay as they came (a TOAST pointer stays one, as in a tuple); an
+ * expanded object is flattened, as forming a tuple would.
+ */
+static char *
+pep_route_copy_row(PEPRoute *route, Datum *values, bool *isnull)
+{
+	TupleDesc	desc = route->desc;
+	int			natts = desc->natts;
+	Size		size = PEP_ROW_DATA(natts);
+	char	   *row;
+	Datum	   *copy;
+	char	   *data;
+
+	for (int a = 0; a < natts; a++)
+		if (!isnull[a] && !TupleDescAttr(desc, a)->attbyval)
+			size += MAXALIGN(pep_route_value_size(TupleDescAttr(desc, a), values[a]));
+	if (size <= PEP_ROUND_BYTES - route->used)
+	{
+		row = route->arena + route->used;
+		route->used += size;
+	}
+	else
+		row = MemoryContextAllocHuge(route->round_context, size);
+	route->bytes += size;
+
+	copy = (Datum *) row;
+	memcpy(row + PEP_ROW_NULLS(natts), isnull, natts * sizeof(bool));
+	data = row + PEP_ROW_DATA(natts);
+	for (int a = 0; a < natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+		Size		len;
+
+		if (isnull[a] || att->attbyval)
+		{
+			copy[a] = isnull[a] ? (Datum) 0 : values[a];
+			continue;
+		}
+		len = pep_route_value_size(att, values[a]);
+		if (att->attlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(values[a])))
+			EOH_flatten_into(DatumGetEOHP(values[a]), data, len);
+		else
+			memcpy(data, DatumGetPointer(values[a]), len);
+		copy[a] = PointerGetDatum(data);
+		data += MAXALIGN(len);
+	}
+	return row;
+}
+
 /* Add a row to the round; true when the round is full and must be handed out. */
 bool
 pep_route_add(PEPRoute *route, Datum *values, bool *isnull)
 {
-	PEPLeaf    *leaf = pep_route_leaf(route, values, isnull);
-	MemoryContext old = MemoryContextSwitchTo(route->round_context);
-	MinimalTuple tuple = pep_form_minimal_tuple(route->desc, values, isnull);
+	PEPLeaf    *leaf = pep_route_find(route, values, isnull);
 
-	MemoryContextSwitchTo(old);
 	if (leaf->nrows++ == 0)
 		route->leaves[route->nleaves++] = leaf;
 	route->row_leaf[route->nrows] = leaf;
-	route->rows[route->nrows++] = tuple;
-	route->bytes += tuple->t_len;
+	route->rows[route->nrows++] = pep_route_copy_row(route, values, isnull);
 	return route->nrows == route->capacity || route->bytes >= PEP_ROUND_BYTES;
 }
 
@@ -336,14 +538,14 @@ pep_route_group(PEPRoute *route, PEPLeaf ***leaves)
 	return route->nleaves;
 }
 
-/* The i-th row of leaf in this round, deformed. */
+/* The i-th row of leaf in this round, deformed; valid until the round is reset. */
 void
 pep_route_row(PEPRoute *route, PEPLeaf *leaf, int i, Datum **values, bool **isnull)
 {
-	ExecStoreMinimalTuple(route->rows[route->order[leaf->first + i]], route->slot, false);
-	slot_getallattrs(route->slot);
-	*values = route->slot->tts_values;
-	*isnull = route->slot->tts_isnull;
+	char	   *row = route->rows[route->order[leaf->first + i]];
+
+	*values = (Datum *) row;
+	*isnull = (bool *) (row + PEP_ROW_NULLS(route->desc->natts));
 }
 
 /* Start a new round. */
@@ -354,7 +556,7 @@ pep_route_reset(PEPRoute *route)
 		route->leaves[l]->nrows = 0;
 	route->nleaves = 0;
 	route->nrows = 0;
+	route->used = 0;
 	route->bytes = 0;
-	ExecClearTuple(route->slot);
 	MemoryContextReset(route->round_context);
 }

@@ -5,7 +5,8 @@
 -- control that succeeds and each leaving nothing behind; then the folder
 -- names themselves: Hive's escapes, the NULL folder, ISO dates and
 -- timestamps whatever DateStyle and TimeZone say, _SUCCESS only at the
--- root; overwrite of a partitioned or unpartitioned export, and its refusal
+-- root, rows whose partition values' bytes are alike in a folder each;
+-- overwrite of a partitioned or unpartitioned export, and its refusal
 -- of a tree with a foreign file deep inside. The values inside the files are
 -- read back by DuckDB and Spark (regress/readback, regress/matrix); the
 -- object-store target by regress/t_s3.sh.
@@ -15,7 +16,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(45);
+SELECT plan(49);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -152,6 +153,24 @@ SELECT is((pg_temp.tree(:'base' || '-time'))[8],
           'd=2026-11-30/ts=2026-11-30 12%3A34%3A56.789/tz=2026-11-30 11%3A34%3A56Z/m=calm/'
           || 'u=a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11/num=12.50/b=-7/',
           'in ISO form, the instant in UTC, whatever DateStyle and TimeZone are');
+
+-- A worker finds a row's folder by its partition values' bytes (pep_route.c): each value
+-- goes in with a null flag and its length, so values that would run together, or a NULL
+-- beside an equal text, keep their own folders; so do numerics equal but for their scale.
+SELECT is(parallel_export_parquet(
+    $q$SELECT n, a, b FROM (VALUES (1, 'a', 'vbc'), (2, 'av', 'bc'), (3, NULL, '0'), (4, '0', NULL),
+                                 (5, 'a', 'vbc')) AS s(n, a, b)$q$,
+    :'base' || '-key', 1, partition_by => ARRAY['a', 'b']), 5::bigint, 'rows whose key bytes would run together export');
+SELECT is(pg_temp.shape(:'base' || '-key'),
+          ARRAY['_SUCCESS', 'a=0/', 'a=0/b=__HIVE_DEFAULT_PARTITION__/', 'a=0/b=__HIVE_DEFAULT_PARTITION__/part',
+                'a=__HIVE_DEFAULT_PARTITION__/', 'a=__HIVE_DEFAULT_PARTITION__/b=0/', 'a=__HIVE_DEFAULT_PARTITION__/b=0/part',
+                'a=a/', 'a=a/b=vbc/', 'a=a/b=vbc/part', 'a=av/', 'a=av/b=bc/', 'a=av/b=bc/part'],
+          'into a folder each');
+SELECT is(parallel_export_parquet($q$SELECT n, v FROM (VALUES (1, 1.0), (2, 1.00), (3, 1.0)) AS s(n, v)$q$,
+                                  :'base' || '-scale', 1, partition_by => ARRAY['v']), 3::bigint,
+          'numerics equal but for their scale export');
+SELECT is(pg_temp.shape(:'base' || '-scale'), ARRAY['_SUCCESS', 'v=1.0/', 'v=1.0/part', 'v=1.00/', 'v=1.00/part'],
+          'into a folder each, named as the value prints');
 
 -- Overwrite: a partitioned export replaces a partitioned or an unpartitioned one, and the other way.
 SELECT is(parallel_export_parquet('part_t', :'base' || '-ow', 2, partition_by => ARRAY['k', 'flag']), 1000::bigint,

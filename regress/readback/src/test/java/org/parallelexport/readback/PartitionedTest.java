@@ -175,6 +175,33 @@ class PartitionedTest {
     }
   }
 
+  /**
+   * The rows a worker holds in its round (pep_route.c: copied as values into an arena of 32 MB,
+   * rounds of at most 65,536 rows) come back intact: a query of 150,000 rows, so several rounds,
+   * whose first 50 carry 1 MB of text each but every fifth (40 MB), so the first round fills the
+   * arena and keeps one row beside it, with NULLs and fixed-length by-reference values (uuid) among
+   * them; one worker, so every round is that worker's.
+   */
+  @Test
+  void roundsOfLargeRowsReadBackValueByValue() throws SQLException, IOException {
+    Path dir = Env.exportDir("partitioned-rounds");
+    String query =
+        "SELECT g AS id, (g % 3)::integer AS k,"
+            + " CASE WHEN g % 7 = 0 THEN NULL ELSE md5(g::text)::uuid END AS u,"
+            + " CASE WHEN g % 5 = 0 THEN NULL WHEN g <= 50 THEN repeat(md5(g::text), 32768)"
+            + " ELSE md5(g::text) END AS payload"
+            + " FROM generate_series(1, 150000) AS g";
+    assertEquals(150_000, Env.export(pg, query, dir, 1, "partition_by => ARRAY['k']"), "rows");
+    String row = "CAST(id AS VARCHAR), CAST(k AS VARCHAR), CAST(u AS VARCHAR), md5(payload)";
+    assertSameRows(
+        rows(
+            pg,
+            "SELECT id::text, k::text, u::text, md5(payload) FROM ("
+                + query
+                + ") AS t ORDER BY t.id"),
+        rows(duck, "SELECT " + row + " FROM " + hive(dir, "k") + " AS t ORDER BY t.id"));
+  }
+
   @Test
   void duckDbInfersDatesAndIntegersFromTheFolders() throws SQLException {
     Path dir = Env.exportDir("partitioned-infer");
