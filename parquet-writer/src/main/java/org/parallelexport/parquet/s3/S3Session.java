@@ -71,6 +71,7 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
@@ -659,6 +660,13 @@ public final class S3Session implements AutoCloseable {
                 });
     if (settings.endpoint != null) {
       builder.endpointOverride(settings.endpoint);
+    }
+    if (endpoint != null && "http".equalsIgnoreCase(endpoint.getScheme())) {
+      // Without TLS the SDK signs every payload. aws-chunked, its default for uploads, signs
+      // one 128 KiB chunk at a time; a part is a byte[] of known length, so one SHA-256 over it
+      // signs it just as well, and the server gets a plain body with a Content-Length. https
+      // keeps the SDK's defaults.
+      builder.serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
     }
     if (settings.checksumWhenRequired) {
       builder.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED);
