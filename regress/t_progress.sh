@@ -15,12 +15,14 @@
 # pg_read_all_stats sees no other role's export in
 # parallel_export_parquet_progress_targets(), a member of it does.
 #
-# No timer decides anything: the harness polls until it has seen the rows
-# counter at two different non-zero values while the export still runs; the
-# table is large enough (2,000,000 rows) that it cannot finish between two
-# polls on any machine this runs on, and if it somehow did, the check fails
-# instead of passing. Needs a running cluster from tools/cluster.sh with the
-# extension installed. Prints TAP.
+# No timer decides anything: the watched export is held after its commit
+# point (the pause:published fault) until the harness, having seen the rows
+# counter at two different non-zero values, releases it with a cancel, which
+# after the commit point ends the pause and lets the export return its
+# success. So it still runs at the second value however slow the polls are;
+# the first value must come while it writes (fewer than all rows), else the
+# check fails instead of passing. Needs a running cluster from
+# tools/cluster.sh with the extension installed. Prints TAP.
 
 set -uo pipefail
 
@@ -41,7 +43,9 @@ sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
 	ANALYZE pep_progress_t" >/dev/null
 log_before=$(wc -l <"$PEP_LOG")
 
+PAUSE_MARK='parallel_export_parquet fault injection: pause published'
 PGAPPNAME=pep_progress psql -X -A -t -q -v ON_ERROR_STOP=1 \
+	-c "SET parallel_export_parquet.fault_injection = 'pause:published'" \
 	-c "SELECT parallel_export_parquet('pep_progress_t', '$WORK/out', 2)" \
 	-c "SELECT rows, parts, workers FROM parallel_export_parquet_last()" >"$WORK/export.out" 2>&1 &
 export_pid=$!
@@ -58,6 +62,8 @@ while kill -0 "$export_pid" 2>/dev/null && ((SECONDS < deadline)); do
 	if [[ -n "$row" && "${rows:-0}" -gt 0 ]]; then
 		if [[ -z "$first" ]]; then
 			first=$rows
+			# Seen only once it had written everything: it cannot rise any more.
+			((first < ROWS)) || break
 			phase=$ph
 			seen_directory=$directory
 			seen_source=$source
@@ -74,6 +80,15 @@ while kill -0 "$export_pid" 2>/dev/null && ((SECONDS < deadline)); do
 	sleep 0.1
 done
 running_at_second=$(kill -0 "$export_pid" 2>/dev/null && echo yes || echo no)
+# Release the export once its leader holds at the pause.
+deadline=$((SECONDS + 300))
+until [[ "$(sql "SELECT count(*) FROM pg_stat_activity
+		WHERE application_name = 'pep_progress' AND query = '$PAUSE_MARK'")" == 1 ]]; do
+	kill -0 "$export_pid" 2>/dev/null && ((SECONDS < deadline)) || break
+	sleep 0.05
+done
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	WHERE application_name = 'pep_progress' AND query = '$PAUSE_MARK'" >/dev/null
 wait "$export_pid"
 export_rc=$?
 
