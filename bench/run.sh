@@ -182,8 +182,10 @@ if [[ " $BENCH_METHODS " == *" pep_s3_2 "* || " $BENCH_METHODS " == *" pep_one_s
 	source "$s3proxy_dir/s3proxy.env"
 	export AWS_ENDPOINT_URL=$PEP_S3_ENDPOINT AWS_ACCESS_KEY_ID=$PEP_S3_IDENTITY
 	export AWS_SECRET_ACCESS_KEY=$PEP_S3_CREDENTIAL AWS_REGION=us-east-1
-	# A kept cluster was started without them.
-	pep_stop >&2 || true
+	# A kept cluster was started without them: restarted with them, its tables kept.
+	if [[ -f $PEP_DATA/postmaster.pid ]] && pep_running; then
+		pep_pg_ctl -m fast -w -t 60 -l "$PEP_LOG" restart >/dev/null
+	fi
 fi
 # A kept cluster running other binaries (BENCH_EXTENSION changed) is made anew.
 if [[ -f $PEP_DATA/postmaster.pid ]] && pep_running &&
