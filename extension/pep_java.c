@@ -51,10 +51,10 @@ pep_java_prepare(PEPJvmConfig *config)
 	 * The archive is mapped at the address it was made for: HotSpot's
 	 * default since JDK 20, also this Debian JDK 17's, maps it elsewhere and
 	 * rewrites every pointer in it and in the JDK's own archive (about 55 MB
-	 * here) before the first class loads, which took 40 of a worker's 60 ms
-	 * of CPU to create its JVM and left those pages private to the worker
-	 * (bench/results/startup.md).  It costs address-space randomization for
-	 * this one read-mostly region; jvm_options may put
+	 * here) before the first class loads: about 40 of the 100 ms of CPU
+	 * that creating a worker's JVM took, and those pages became private to
+	 * the worker (bench/results/startup.md).  It costs address-space
+	 * randomization for this one read-mostly region; jvm_options may put
 	 * -XX:ArchiveRelocationMode=1 back.  Where the address is taken, HotSpot
 	 * still maps the archive elsewhere.
 	 */
