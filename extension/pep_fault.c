@@ -220,8 +220,10 @@ pep_fault_pause(const PEPFault *fault, PEPPause pause)
 	}
 	if (sending)
 	{
+		/* This loop reset the latch: a terminate it held must wake the next wait. */
 		QueryCancelPending = false;
 		RESUME_INTERRUPTS();
+		SetLatch(MyLatch);
 	}
 	pgstat_report_activity(STATE_RUNNING, activity);
 }

@@ -509,18 +509,18 @@ assert_s3_clean late-term/ "worker 1 terminated after _SUCCESS"
 retry_ok late-term/ "worker 1 terminated after _SUCCESS"
 
 # --- Worker 0 held (pause:sending) just before it decides to write _SUCCESS,
-# every part complete.  The control: released (a cancel sent to worker 0
-# ends the pause and is spent on it) with no worker undoing, it writes
-# _SUCCESS and the export is whole.  The case: worker 1 is terminated and its
-# exit path runs to its end (it marks itself undoing first, then deletes its
-# parts) while worker 0 is still held; released then, worker 0 refuses to
-# write _SUCCESS and nothing of the export is left.
+# every part complete, while worker 1 is terminated and its exit path runs
+# to its end (it marks itself undoing first, then deletes its parts);
+# released then (a cancel sent to worker 0 ends the pause and is spent on
+# it), worker 0 refuses to write _SUCCESS and nothing of the export is left.
+# The retry is held and released the same way with no worker undoing: the
+# control, it publishes the export whole.
 sending_pause() {
-	local app="$1" prefix="$2" what="$3" state
+	local app="$1" what="$2" state
 	start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:sending';" \
-		"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/${prefix%/}', 2)"
+		"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/sending', 2)"
 	wait_mark "$app" "$PAUSE_MARK sending"
-	state=$(state_of "$prefix")
+	state=$(state_of sending/)
 	[[ $(uploads_of "$state") == 0 && $(objects_of "$state") -ge 2 ]] && ! grep -q _SUCCESS <<<"$state"
 	ok $? "$what: premise: worker 0 held with every part complete, no _SUCCESS" "$state"
 }
@@ -528,13 +528,8 @@ worker_pid() {
 	sql "SELECT pid FROM pg_stat_activity
 		WHERE application_name = 'parallel_export_parquet worker $2' AND leader_pid = $(caller_pid "$1")"
 }
-app=pep_s3_sending_control
-sending_pause "$app" sending-control/ "refused _SUCCESS, control"
-sql "SELECT pg_cancel_backend($(worker_pid "$app" 0))" >/dev/null
-finish_export "$app"
-assert_s3_whole sending-control/ "$ROWS" "$OUT" "refused _SUCCESS, control: released with no worker undoing, worker 0 publishes the export whole"
 app=pep_s3_sending
-sending_pause "$app" sending/ "refused _SUCCESS"
+sending_pause "$app" "refused _SUCCESS"
 worker0=$(worker_pid "$app" 0)
 log_from=$(($(wc -l <"$PEP_LOG") + 1))
 sql "SELECT pg_terminate_backend($(worker_pid "$app" 1))" >/dev/null
@@ -550,7 +545,11 @@ wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_
 tail -n +"$log_from" "$PEP_LOG" | grep -qF "a worker of the export into \"s3://$BUCKET/sending/\" stopped before its _SUCCESS was written"
 ok $? "refused _SUCCESS: released, worker 0 refused to write _SUCCESS" "$(tail -n +"$log_from" "$PEP_LOG" | grep -E 'ERROR|WARNING|FATAL' | head -10)"
 assert_s3_clean sending/ "refused _SUCCESS"
-retry_ok sending/ "refused _SUCCESS"
+app=pep_s3_sending_retry
+sending_pause "$app" "refused _SUCCESS, the retry"
+sql "SELECT pg_cancel_backend($(worker_pid "$app" 0))" >/dev/null
+finish_export "$app"
+assert_s3_whole sending/ "$ROWS" "$OUT" "refused _SUCCESS, control: the retry, released with no worker undoing, is published whole"
 
 # --- A server without conditional writes answers the conditional _SUCCESS PUT
 # with 501 Not Implemented (s3_conditions_501 sends it with a header S3Proxy
