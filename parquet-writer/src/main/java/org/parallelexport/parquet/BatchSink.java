@@ -19,8 +19,7 @@
  *
  * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
  * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
- * metadata (computed on a second thread while the first part is written, StartupWork) and the
- * encoder settings, whose allocator recycles page buffers across parts.
+ * metadata and the encoder settings, whose allocator recycles page buffers across parts.
  *
  * The buffer is one direct ByteBuffer owned by C, in native byte order. For column c, the
  * capacityRows bytes at nullOffsets[c] hold 1 for NULL and 0 for a value; values start at
@@ -57,7 +56,7 @@ public final class BatchSink {
 
   private final ValueWriter[] writers;
   private final MessageType schema;
-  private final StartupWork startup;
+  private final Map<String, String> metadata;
   private final SinkOptions options;
   private final CreatedByStamp stamp;
   private final int capacityRows;
@@ -100,12 +99,12 @@ public final class BatchSink {
   private BatchSink(
       ValueWriter[] writers,
       MessageType schema,
-      StartupWork startup,
+      Map<String, String> metadata,
       SinkOptions options,
       int capacityRows) {
     this.writers = writers;
     this.schema = schema;
-    this.startup = startup;
+    this.metadata = metadata;
     this.options = options;
     this.stamp = new CreatedByStamp(options.createdByExtension);
     this.capacityRows = capacityRows;
@@ -276,7 +275,7 @@ public final class BatchSink {
         new BatchSink(
             writers,
             new MessageType(MESSAGE_NAME, fields),
-            StartupWork.start(columns, parsed),
+            FileMetadata.of(columns, parsed),
             parsed,
             capacityRows);
     sink.setBuffer(buffer);
@@ -442,7 +441,7 @@ public final class BatchSink {
               file,
               writers,
               schema,
-              startup::metadata,
+              metadata,
               properties,
               codecs.getCompressor(options.compression),
               options);
@@ -564,6 +563,6 @@ public final class BatchSink {
 
   /** The key-value metadata every part's footer gets (the Avro schema among it). */
   public Map<String, String> metadata() {
-    return startup.metadata();
+    return metadata;
   }
 }

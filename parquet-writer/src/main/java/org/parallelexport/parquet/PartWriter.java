@@ -29,7 +29,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
@@ -49,7 +48,7 @@ final class PartWriter {
 
   private final ValueWriter[] writers;
   private final MessageType schema;
-  private final Supplier<Map<String, String>> metadata;
+  private final Map<String, String> metadata;
   // The sink's settings, plus the dictionary turned off for the columns that dropped theirs.
   private ParquetProperties properties;
   private final BytesInputCompressor compressor;
@@ -73,7 +72,7 @@ final class PartWriter {
       OutputFile out,
       ValueWriter[] writers,
       MessageType schema,
-      Supplier<Map<String, String>> metadata,
+      Map<String, String> metadata,
       ParquetProperties properties,
       BytesInputCompressor compressor,
       SinkOptions options)
@@ -170,7 +169,7 @@ final class PartWriter {
   /** Writes the last row group and the footer, and closes the OutputFile's stream. */
   void close() throws IOException {
     flushRowGroup();
-    Map<String, String> footer = new HashMap<>(metadata.get());
+    Map<String, String> footer = new HashMap<>(metadata);
     footer.put(ParquetWriter.OBJECT_MODEL_NAME_PROP, MODEL_NAME);
     file.end(footer);
   }
