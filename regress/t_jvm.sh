@@ -6,6 +6,7 @@
 #     what HotSpot would refuse or abort on (sizes, their relations, two
 #     collectors, options that end a worker other than with an error), with a
 #     detail naming the option; sound values are accepted;
+#   - its built-in default is the one the README's settings table shows;
 #   - a bad value set before the library is loaded, or in postgresql.conf,
 #     is dropped with a WARNING when the library loads, and the export runs
 #     with the default;
@@ -73,6 +74,16 @@ ok $? "premise: a witness session ($witness_before) and the checkpointer ($check
 # Control: the default options export.
 [[ "$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/control', 1)")" == 1000 ]]
 ok $? "control: with the default options the export succeeds"
+
+# The default is the one the README's settings table documents, word for
+# word (the compiled-in value: boot_val, whatever postgresql.conf says).
+readme_default=$(awk -F'|' '$2 ~ /^ `parallel_export_parquet\.jvm_options` $/ { gsub(/^ `|` $/, "", $3); print $3 }' \
+	"$here/../README.md")
+boot_default=$(sql "LOAD 'parallel_export_parquet';
+	SELECT boot_val FROM pg_settings WHERE name = 'parallel_export_parquet.jvm_options'")
+[[ -n "$readme_default" && "$boot_default" == "$readme_default" ]]
+ok $? "the default jvm_options are the README's" "built in: $boot_default
+README:   $readme_default"
 
 # --- The check hook, with the library loaded so that SET runs it.
 refused() {
