@@ -8,7 +8,8 @@
  * on those files and writes their headers to generated/ (see the
  * Makefile).  The String constants, the options' keys (OptionNames), their
  * text defaults, the object-store settings' keys (s3.S3SettingNames) and
- * the words of an object-store export's crash record (s3.S3RecordWords),
+ * the words of an object-store export's crash record (s3.S3RecordWords)
+ * and the names of the object-store fault points (s3.S3FaultPoints),
  * cannot be @Native; the build lists them with javap
  * -constants into generated/pep_contract_strings.h under the names javac -h
  * would give them.  So C has no copy of its own: a constant Java renames or
@@ -41,5 +42,7 @@
 #define PEP_S3_SETTING(o)		org_parallelexport_parquet_s3_S3SettingNames_##o
 /* s3.S3RecordWords.o: the first word of a crash record's line, a string literal */
 #define PEP_S3_RECORD(o)		org_parallelexport_parquet_s3_S3RecordWords_##o
+/* s3.S3FaultPoints.o: the name of an object-store fault point, a string literal */
+#define PEP_S3_FAULT(o)			org_parallelexport_parquet_s3_S3FaultPoints_##o
 
 #endif							/* PEP_CONTRACT_H */

@@ -18,6 +18,10 @@
  *	s3_success_lost		the object store stores worker 0's _SUCCESS but its
  *						answer is lost, and worker 0 reaches it no more, so
  *						its exit path cannot take _SUCCESS back
+ *	s3_success_denied:K	every request of worker K for a _SUCCESS key fails
+ *						before it is sent (an export's worker 0, or the
+ *						sweep function's worker), so that it can neither
+ *						write nor take back _SUCCESS
  *	s3_conditions_501	the object store answers worker 0's conditional
  *						_SUCCESS write with 501 Not Implemented
  *	pause:PHASE			the leader waits in PHASE: starting (staging created,
@@ -26,9 +30,13 @@
  *						pending, before PUBLISH), committing (object storage
  *						only: _SUCCESS written, before the commit point) or
  *						published (after the commit point)
+ *	pause:sending		object storage: worker 0 waits, every worker's parts
+ *						complete, just before it decides to write _SUCCESS
  *
  * Worker and batches default to 0.  The check hook refuses any other value
- * at SET, so a typo cannot silently disable a test's fault.
+ * at SET, so a typo cannot silently disable a test's fault.  The names of
+ * the object-store points are Java's (s3.S3FaultPoints, pep_contract.h),
+ * which hands them to the worker's session.
  *
  * A paused leader says so in pg_stat_activity (its query text becomes the
  * pause's mark, wait event Extension), so a harness waits for that row and
@@ -36,7 +44,11 @@
  * terminate at once, as any wait of the export does.  After it (published)
  * interrupts are held, as they are for the rest of the export there: the
  * pause ends when an interrupt arrives, and the export then finishes
- * according to its commit-point rules (pep_export.c).
+ * according to its commit-point rules (pep_export.c).  Worker 0's sending
+ * pause holds interrupts too, so that the leader's terminate cannot end it
+ * before another worker's exit path has run: only a cancel sent to worker 0
+ * itself ends it, and is spent on it; a terminate that came meanwhile
+ * takes effect at worker 0's next interrupt check.
  *
  * IDENTIFICATION
  *	  extension/pep_fault.c
@@ -51,18 +63,21 @@
 #include "pgstat.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "utils/backend_status.h"
 
+#include "pep_contract.h"
 #include "pep_fault.h"
 #include "pep_guc.h"
 
 static const char *const pep_fault_points[] = {
 	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error",
-	"s3_error", "s3_success_lost", "s3_conditions_501", "pause"
+	PEP_S3_FAULT(S3_ERROR), PEP_S3_FAULT(S3_SUCCESS_LOST), PEP_S3_FAULT(S3_SUCCESS_DENIED),
+	PEP_S3_FAULT(S3_CONDITIONS_501), "pause"
 };
 
 /* Indexed by PEPPause. */
 static const char *const pep_pause_names[] = {
-	"", "starting", "publishing", "published", "committing"
+	"", "starting", "publishing", "published", "committing", "sending"
 };
 
 /* A non-negative int, the whole token; false otherwise. */
@@ -113,7 +128,9 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 			known = true;
 	if (!known)
 	{
-		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, s3_error, s3_success_lost, s3_conditions_501, pause.";
+		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, "
+			PEP_S3_FAULT(S3_ERROR) ", " PEP_S3_FAULT(S3_SUCCESS_LOST) ", "
+			PEP_S3_FAULT(S3_SUCCESS_DENIED) ", " PEP_S3_FAULT(S3_CONDITIONS_501) ", pause.";
 		return false;
 	}
 	strlcpy(fault->point, tokens[0], sizeof(fault->point));
@@ -125,7 +142,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 				fault->pause = (PEPPause) p;
 		if (fault->pause == PEP_PAUSE_NONE)
 		{
-			*problem = "A pause names one phase: pause:starting, pause:publishing, pause:committing or pause:published.";
+			*problem = "A pause names one phase: pause:starting, pause:publishing, pause:committing, pause:published or pause:sending.";
 			return false;
 		}
 		return true;
@@ -171,28 +188,42 @@ pep_fault_is(const PEPFault *fault, const char *point, int worker)
 }
 
 /*
- * Pause the leader here if the setting asks for this phase.  With
- * interrupts allowed the wait ends only by a cancel or a terminate, which
- * CHECK_FOR_INTERRUPTS raises; with interrupts held it ends when one is
- * pending, and the caller decides what it means.
+ * Pause here if the setting asks for this phase.  With interrupts allowed
+ * the wait ends only by a cancel or a terminate, which CHECK_FOR_INTERRUPTS
+ * raises; with interrupts held it ends when one is pending, and the caller
+ * decides what it means.  Worker 0's sending pause holds them itself and
+ * ends by a cancel only (see the file header).
  */
 void
 pep_fault_pause(const PEPFault *fault, PEPPause pause)
 {
+	bool		sending = (pause == PEP_PAUSE_SENDING);
+	char	   *activity;
+
 	if (pause == PEP_PAUSE_NONE || fault->pause != pause)
 		return;
 
+	activity = pstrdup(pgstat_get_backend_current_activity(MyProcPid, false));
 	pgstat_report_activity(STATE_RUNNING,
 						   psprintf("parallel_export_parquet fault injection: pause %s",
 									pep_pause_names[pause]));
+	if (sending)
+		HOLD_INTERRUPTS();
 	for (;;)
 	{
 		if (INTERRUPTS_CAN_BE_PROCESSED())
 			CHECK_FOR_INTERRUPTS();
-		else if (QueryCancelPending || ProcDiePending)
+		else if (QueryCancelPending || (ProcDiePending && !sending))
 			break;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
-	pgstat_report_activity(STATE_RUNNING, debug_query_string);
+	if (sending)
+	{
+		/* This loop reset the latch: a terminate it held must wake the next wait. */
+		QueryCancelPending = false;
+		RESUME_INTERRUPTS();
+		SetLatch(MyLatch);
+	}
+	pgstat_report_activity(STATE_RUNNING, activity);
 }

@@ -13,7 +13,7 @@
 
 #include "utils/guc.h"
 
-/* Where the leader pauses for pause:PHASE. */
+/* Where the leader (or, sending, worker 0) pauses for pause:PHASE. */
 typedef enum PEPPause
 {
 	PEP_PAUSE_NONE = 0,
@@ -21,7 +21,9 @@ typedef enum PEPPause
 	PEP_PAUSE_PUBLISHING,		/* _SUCCESS in staging, before the rename; object
 								 * storage: every part pending, before PUBLISH */
 	PEP_PAUSE_PUBLISHED,		/* after the rename (the commit), before the return */
-	PEP_PAUSE_COMMITTING		/* object storage: _SUCCESS written, before the commit */
+	PEP_PAUSE_COMMITTING,		/* object storage: _SUCCESS written, before the commit */
+	PEP_PAUSE_SENDING			/* object storage: worker 0, every part complete,
+								 * before it decides to write _SUCCESS */
 } PEPPause;
 
 typedef struct PEPFault

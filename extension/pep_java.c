@@ -47,8 +47,22 @@ pep_java_prepare(PEPJvmConfig *config)
 	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
 	snappy = psprintf("%s/extension/%s-snappyjava.so", share, PEP_EXTENSION_NAME);
 	initStringInfo(&options);
+	/*
+	 * The archive is mapped at the address it was made for: HotSpot's
+	 * default since JDK 20, also this Debian JDK 17's, maps it elsewhere and
+	 * rewrites every pointer in it and in the JDK's own archive (about 55 MB
+	 * here) before the first class loads: about 40 of the 100 ms of CPU
+	 * that creating a worker's JVM took, and those pages became private to
+	 * the worker (bench/results/startup.md).  It costs address-space
+	 * randomization for this one read-mostly region; jvm_options may put
+	 * -XX:ArchiveRelocationMode=1 back.  Where the address is taken, HotSpot
+	 * still maps the archive elsewhere.
+	 */
 	if (stat(archive, &st) == 0)
-		appendStringInfo(&options, "-Xshare:auto -XX:SharedArchiveFile=%s ", archive);
+		appendStringInfo(&options,
+						 "-Xshare:auto -XX:SharedArchiveFile=%s "
+						 "-XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0 ",
+						 archive);
 	/* Without it snappy-java leaves a copy of itself in /tmp per worker. */
 	if (stat(snappy, &st) == 0)
 		appendStringInfo(&options,

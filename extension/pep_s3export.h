@@ -96,6 +96,6 @@ extern void pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, cha
 							  char **display);
 extern void pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes);
 extern void pep_s3w_inject_fault(PEPS3Worker *sw, const char *point);
-extern void pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger);
+extern void pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault);
 
 #endif							/* PEP_S3EXPORT_H */

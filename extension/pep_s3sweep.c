@@ -37,7 +37,9 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
+#include "pep_contract.h"
 #include "pep_extension.h"
+#include "pep_fault.h"
 #include "pep_java.h"
 #include "pep_jni.h"
 #include "pep_s3ledger.h"
@@ -80,6 +82,8 @@ static PEPJavaMethod pep_sweep_uploads_aborted_m =
 static PEPJavaMethod pep_sweep_objects_deleted_m =
 	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "objectsDeleted", "()I");
 static PEPJavaMethod pep_sweep_close_m = PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "close", "()V");
+static PEPJavaMethod pep_sweep_inject_fault_m =
+	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "injectFault", "(" PEP_JSTRING ")V");
 
 static jobject
 pep_sweep_java_open(jstring settings, jstring ledger_path, jstring url)
@@ -110,6 +114,12 @@ pep_sweep_java_objects_deleted(jobject sweep)
 }
 
 static void
+pep_sweep_java_inject_fault(jobject sweep, jstring point)
+{
+	pep_jni_call_void(&pep_sweep_inject_fault_m, sweep, "could not inject a fault", point);
+}
+
+static void
 pep_sweep_java_close(jobject sweep)
 {
 	pep_jni_call_void(&pep_sweep_close_m, sweep, "could not close the object-store session");
@@ -122,6 +132,7 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	ErrorContextCallback errcallback;
 	jstring		jsettings;
 	jobject		sweep;
+	PEPFault	fault;
 
 	pgstat_report_appname("parallel_export_parquet sweep");
 	pgstat_report_activity(STATE_RUNNING,
@@ -136,6 +147,15 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	sweep = pep_jni_global(pep_sweep_java_open(jsettings, pep_jvm_string(shared->ledger_path),
 											   pep_jvm_string(shared->url)));
 	pep_jni_delete_local(jsettings);
+	/* A test's _SUCCESS that cannot be taken back (pep_fault.c). */
+	pep_fault_parse(&fault);
+	if (pep_fault_is(&fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber))
+	{
+		jstring		jpoint = pep_jvm_string(fault.point);
+
+		pep_sweep_java_inject_fault(sweep, jpoint);
+		pep_jni_delete_local(jpoint);
+	}
 
 	for (;;)
 	{

@@ -378,9 +378,14 @@ pep_s3w_wait_phase(PEPS3Worker *sw, int phase)
 	ConditionVariableCancelSleep();
 }
 
-/* Worker 0: PUT _SUCCESS with the manifest of every finished part, by its key under the prefix. */
+/*
+ * Worker 0: PUT _SUCCESS with the manifest of every finished part, by its
+ * key under the prefix.  The sending pause (pep_fault.c) holds it just
+ * before its decision, so that a test can have another worker undoing by
+ * then.
+ */
 static void
-pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
+pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 {
 	PEPS3Shared *s3 = sw->s3;
 	PEPS3Part  *parts = pep_s3_parts(s3);
@@ -424,6 +429,7 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
 	 * other workers leave their parts to this one, and nothing may fail
 	 * before Java has the names of those parts.
 	 */
+	pep_fault_pause(fault, PEP_PAUSE_SENDING);
 	SpinLockAcquire(&sw->shared->mutex);
 	undoing = s3->undoing;
 	s3->success_begun = !undoing;
@@ -444,7 +450,7 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger)
  * COMMITTED, after which worker 0 deletes a replaced export's parts.
  */
 void
-pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger)
+pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 {
 	PEPShared  *shared = sw->shared;
 	PEPS3Shared *s3 = sw->s3;
@@ -472,7 +478,7 @@ pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger)
 			ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
 		}
 		ConditionVariableCancelSleep();
-		pep_s3w_write_success(sw, ledger);
+		pep_s3w_write_success(sw, ledger, fault);
 		SpinLockAcquire(&shared->mutex);
 		s3->success_sent = true;
 		SpinLockRelease(&shared->mutex);

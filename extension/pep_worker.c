@@ -315,7 +315,7 @@ pep_worker_flush(PEPWorker *w)
 
 	if (w->fault.batches == w->batches)
 	{
-		if (w->s3 != NULL && pep_fault_is(&w->fault, "s3_error", ParallelWorkerNumber))
+		if (w->s3 != NULL && pep_fault_is(&w->fault, PEP_S3_FAULT(S3_ERROR), ParallelWorkerNumber))
 			pep_s3w_inject_fault(w->s3, w->fault.point);
 		if (pep_fault_is(&w->fault, "worker_error", ParallelWorkerNumber))
 			ereport(ERROR,
@@ -593,8 +593,9 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (s3 != NULL)
 	{
 		w.s3 = pep_s3w_open(w.shared, s3);
-		if (pep_fault_is(&w.fault, "s3_success_lost", ParallelWorkerNumber) ||
-			pep_fault_is(&w.fault, "s3_conditions_501", ParallelWorkerNumber))
+		if (pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SUCCESS_LOST), ParallelWorkerNumber) ||
+			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber) ||
+			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_CONDITIONS_501), ParallelWorkerNumber))
 			pep_s3w_inject_fault(w.s3, w.fault.point);
 	}
 	w.columns = columns;
@@ -658,7 +659,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	ConditionVariableBroadcast(&w.shared->cv);
 
 	if (w.s3 != NULL)
-		pep_s3w_publish(w.s3, w.ledger);
+		pep_s3w_publish(w.s3, w.ledger, &w.fault);
 
 	error_context_stack = errcallback.previous;
 }

@@ -6,6 +6,7 @@
 #     what HotSpot would refuse or abort on (sizes, their relations, two
 #     collectors, options that end a worker other than with an error), with a
 #     detail naming the option; sound values are accepted;
+#   - its built-in default is the one the README's settings table shows;
 #   - a bad value set before the library is loaded, or in postgresql.conf,
 #     is dropped with a WARNING when the library loads, and the export runs
 #     with the default;
@@ -73,6 +74,16 @@ ok $? "premise: a witness session ($witness_before) and the checkpointer ($check
 # Control: the default options export.
 [[ "$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/control', 1)")" == 1000 ]]
 ok $? "control: with the default options the export succeeds"
+
+# The default is the one the README's settings table documents, word for
+# word (the compiled-in value: boot_val, whatever postgresql.conf says).
+readme_default=$(awk -F'|' '$2 ~ /^ `parallel_export_parquet\.jvm_options` $/ { gsub(/^ `|` $/, "", $3); print $3 }' \
+	"$here/../README.md")
+boot_default=$(sql "LOAD 'parallel_export_parquet';
+	SELECT boot_val FROM pg_settings WHERE name = 'parallel_export_parquet.jvm_options'")
+[[ -n "$readme_default" && "$boot_default" == "$readme_default" ]]
+ok $? "the default jvm_options are the README's" "built in: $boot_default
+README:   $readme_default"
 
 # --- The check hook, with the library loaded so that SET runs it.
 refused() {
@@ -250,12 +261,14 @@ sql "DROP TABLE IF EXISTS pep_jvm_nested; DROP TYPE IF EXISTS pep_jvm_pair, pep_
 		ROW(7, ARRAY['x', 'y']), ARRAY[ROW(1, ARRAY['p'])::pep_jvm_pair, NULL], 'happy',
 		interval '1 year 2 days 03:04:05.678')" >/dev/null
 defaults=$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.jvm_options")
-# from_jar TABLE: a 1-row export of TABLE; the classes it loaded from the jar
-# go to $WORK/jar-TABLE.txt, the count it took from the archive to $archived.
+# from_jar TABLE [OPTIONS]: a 1-row export of TABLE, with OPTIONS after the
+# defaults; the classes it loaded from the jar go to $WORK/jar-TABLE.txt, the
+# count it took from the archive to $archived; how the archive was mapped is
+# in the same log.
 from_jar() {
-	rm -f "$WORK/classes-$1.log"
+	rm -rf "$WORK/classes-$1.log" "$WORK/classes-$1"
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '$defaults -Xlog:class+load=info:file=$WORK/classes-$1.log'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults ${2:-} -Xlog:class+load=info,cds=info:file=$WORK/classes-$1.log'" \
 		-c "SELECT parallel_export_parquet('SELECT * FROM $1 LIMIT 1', '$WORK/classes-$1', 1)")
 	archived=$(grep -c 'source: shared objects file' "$WORK/classes-$1.log" 2>/dev/null)
 	[[ "$out" == 1 ]] || archived=0
@@ -271,6 +284,23 @@ ok $? "premise: so did the nested one ($archived classes)" "$out"
 extra=$(comm -13 "$WORK/jar-pep_jvm_t.txt" "$WORK/jar-pep_jvm_nested.txt")
 [[ -z "$extra" ]]
 ok $? "the nested export loaded no class from the jar that the flat one did not" "$extra"
+# Every class a 1-row export needs is in the archive, but for those CDS cannot
+# keep (bytecode older than JDK 6: slf4j 1.7's); each other one costs the
+# worker a read from the jar and a verification at start.
+unarchived=$(grep -v '^org\.slf4j\.' "$WORK/jar-pep_jvm_t.txt")
+[[ -z "$unarchived" ]]
+ok $? "the flat 1-row export loaded from the jar only classes CDS cannot archive" "$unarchived"
+# The worker maps the archive where it was made to be mapped (pep_java.c):
+# relocating it costs every worker 40 ms of CPU at start. A DBA's
+# -XX:ArchiveRelocationMode=1 still puts relocation back.
+grep -q 'Mapped dynamic region' "$WORK/classes-pep_jvm_t.log" &&
+	! grep -q 'at an alternative address' "$WORK/classes-pep_jvm_t.log"
+ok $? "the worker mapped the archive at its own address, not relocated" \
+	"$(grep -E 'Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
+from_jar pep_jvm_t -XX:ArchiveRelocationMode=1
+grep -q 'at an alternative address' "$WORK/classes-pep_jvm_t.log" && [[ "${archived:-0}" -gt 1000 ]]
+ok $? "control: with -XX:ArchiveRelocationMode=1 in jvm_options it is relocated, and used" \
+	"$out $(grep -E 'Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
 
 # --- No crash restart through all of it.
 [[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]

@@ -39,6 +39,9 @@
 #                part it names stays, with the record, until the sweep
 #                removes all; worker 1 terminated on its own after _SUCCESS:
 #                worker 0 takes _SUCCESS back, then deletes every part;
+#                worker 1 terminated while worker 0 is held just before it
+#                decides to write _SUCCESS: worker 0 refuses to (control:
+#                released with no worker undoing, it publishes);
 #   no conditions a server that answers the conditional _SUCCESS PUT with 501:
 #                the plain PUT publishes the export whole, overwrite too;
 #   sigkill      a worker killed outright after _SUCCESS was written: the
@@ -504,6 +507,49 @@ ok $? "worker 1 terminated after _SUCCESS: the export failed" "$OUT"
 wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
 assert_s3_clean late-term/ "worker 1 terminated after _SUCCESS"
 retry_ok late-term/ "worker 1 terminated after _SUCCESS"
+
+# --- Worker 0 held (pause:sending) just before it decides to write _SUCCESS,
+# every part complete, while worker 1 is terminated and its exit path runs
+# to its end (it marks itself undoing first, then deletes its parts);
+# released then (a cancel sent to worker 0 ends the pause and is spent on
+# it), worker 0 refuses to write _SUCCESS and nothing of the export is left.
+# The retry is held and released the same way with no worker undoing: the
+# control, it publishes the export whole.
+sending_pause() {
+	local app="$1" what="$2" state
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:sending';" \
+		"SELECT parallel_export_parquet('pep_s3', 's3://$BUCKET/sending', 2)"
+	wait_mark "$app" "$PAUSE_MARK sending"
+	state=$(state_of sending/)
+	[[ $(uploads_of "$state") == 0 && $(objects_of "$state") -ge 2 ]] && ! grep -q _SUCCESS <<<"$state"
+	ok $? "$what: premise: worker 0 held with every part complete, no _SUCCESS" "$state"
+}
+worker_pid() {
+	sql "SELECT pid FROM pg_stat_activity
+		WHERE application_name = 'parallel_export_parquet worker $2' AND leader_pid = $(caller_pid "$1")"
+}
+app=pep_s3_sending
+sending_pause "$app" "refused _SUCCESS"
+worker0=$(worker_pid "$app" 0)
+log_from=$(($(wc -l <"$PEP_LOG") + 1))
+sql "SELECT pg_terminate_backend($(worker_pid "$app" 1))" >/dev/null
+wait_until "[[ -z \"\$(worker_pid $app 1)\" ]]"
+held=$(sql "SELECT count(*) FROM pg_stat_activity WHERE pid = $worker0 AND query = '$PAUSE_MARK sending'")
+[[ $held == 1 ]]
+ok $? "refused _SUCCESS: premise: worker 1's exit path ran to its end while worker 0 was still held" "$(live_workers)"
+sql "SELECT pg_cancel_backend($worker0)" >/dev/null
+finish_export "$app"
+grep -qF 'terminating background worker "parallel worker" due to administrator command' <<<"$OUT"
+ok $? "refused _SUCCESS: the export failed" "$OUT"
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
+tail -n +"$log_from" "$PEP_LOG" | grep -qF "a worker of the export into \"s3://$BUCKET/sending/\" stopped before its _SUCCESS was written"
+ok $? "refused _SUCCESS: released, worker 0 refused to write _SUCCESS" "$(tail -n +"$log_from" "$PEP_LOG" | grep -E 'ERROR|WARNING|FATAL' | head -10)"
+assert_s3_clean sending/ "refused _SUCCESS"
+app=pep_s3_sending_retry
+sending_pause "$app" "refused _SUCCESS, the retry"
+sql "SELECT pg_cancel_backend($(worker_pid "$app" 0))" >/dev/null
+finish_export "$app"
+assert_s3_whole sending/ "$ROWS" "$OUT" "refused _SUCCESS, control: the retry, released with no worker undoing, is published whole"
 
 # --- A server without conditional writes answers the conditional _SUCCESS PUT
 # with 501 Not Implemented (s3_conditions_501 sends it with a header S3Proxy

@@ -19,6 +19,10 @@
 #     and upload left, the file removed; again: nothing to do;
 #   - a record the sweep cannot use (a step it does not know): an error,
 #     nothing touched, the file kept and its lock free for the next try;
+#   - a dead record whose _SUCCESS the sweeping worker cannot reach (the
+#     s3_success_denied fault): the sweep function and the next export into
+#     the target fail at it, touch nothing and keep the record; the
+#     control, without the fault, sweeps it;
 #   - a link at the ledger's name: refused, not followed;
 #   - real exports whose caller (not a worker) is killed with SIGKILL
 #     mid-write, so that no cleanup runs anywhere (premise: its uploads
@@ -198,6 +202,38 @@ ok $? "nothing of a refused record was touched"
 [[ -s "$LEDGER" ]] && lock_free "$LEDGER"
 ok $? "the refused record is kept, its lock free"
 rm -f "$LEDGER"
+
+# --- a dead record whose _SUCCESS cannot be taken back (s3_success_denied:
+# every request of the sweeping worker for _SUCCESS fails before it is sent):
+# the sweep function and the next export into the target stop at it, delete
+# no part it names, abort no upload, and keep the record, its lock free.
+# The control: the same record swept without the fault.
+PREFIX=stuck/
+LEDGER="$(ledger_of "$PREFIX")"
+begin_record "$PREFIX" "$LEDGER"
+forge dead "$LEDGER" "$PREFIX" >/dev/null
+before="$(state_of "$PREFIX")"
+[[ $(grep -c '^object ' <<<"$before") == 2 && $(grep -c '^upload ' <<<"$before") == 2 ]] &&
+	grep -q "^success " "$LEDGER"
+ok $? "stuck _SUCCESS: premise: the dead export's _SUCCESS, part and uploads are there, its record has success" "$before"
+record="$(cat "$LEDGER")"
+OUT=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = 's3_success_denied'" \
+	-c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/$PREFIX')" 2>&1)
+grep -q "injected fault: access to _SUCCESS denied" <<<"$OUT"
+ok $? "stuck _SUCCESS: the sweep function fails at _SUCCESS" "$OUT"
+[[ "$(state_of "$PREFIX")" == "$before" && "$(cat "$LEDGER")" == "$record" ]] && lock_free "$LEDGER"
+ok $? "stuck _SUCCESS: the sweep function touched nothing and kept the record" "$(state_of "$PREFIX")"
+OUT=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = 's3_success_denied'" \
+	-c "SELECT parallel_export_parquet('pep_sweep_rows', 's3://$BUCKET/${PREFIX%/}', 2)" 2>&1)
+grep -q "could not sweep what an earlier export into \"s3://$BUCKET/$PREFIX\" left" <<<"$OUT" &&
+	grep -q "injected fault: access to _SUCCESS denied" <<<"$OUT"
+ok $? "stuck _SUCCESS: the next export fails sweeping at _SUCCESS" "$OUT"
+[[ "$(state_of "$PREFIX")" == "$before" && "$(ledger_files)" == "$LEDGER" && "$(cat "$LEDGER")" == "$record" ]] &&
+	lock_free "$LEDGER"
+ok $? "stuck _SUCCESS: the next export touched nothing and kept the dead record" "$(state_of "$PREFIX")"$'\n'"$(cat "$LEDGER")"
+sweep "s3://$BUCKET/$PREFIX"
+[[ "$OUT" == "s3://$BUCKET/$PREFIX|t|2|2" && -z "$(state_of "$PREFIX")" && -z "$(ledger_files)" ]]
+ok $? "stuck _SUCCESS, control: without the fault the kept record is swept whole" "$OUT"$'\n'"$(state_of "$PREFIX")"
 
 # --- a link at the ledger's name
 PREFIX=linked/

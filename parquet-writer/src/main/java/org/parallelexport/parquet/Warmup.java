@@ -137,6 +137,8 @@ public final class Warmup {
         Path part = dir.resolve(codec + ".parquet");
         sink.openPart(part.toString());
         sink.writeBatch(ROWS);
+        // A worker asks for the part's size after every batch (ParquetFileWriter.getPos).
+        sink.partSize();
         sink.closePart();
         Files.delete(part);
         if (codec.equals("snappy")) {

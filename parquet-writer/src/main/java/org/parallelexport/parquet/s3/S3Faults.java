@@ -10,10 +10,14 @@
  *   <li>s3_error: every UploadPart is answered 503, which the retry strategy retries to exhaustion.
  *   <li>s3_success_lost: the server stores the _SUCCESS PUT, but its answer is lost (503), and from
  *       then on the endpoint is gone for this worker: every later request fails before it is sent.
+ *   <li>s3_success_denied: every request for a _SUCCESS key (read, write, delete) fails before it
+ *       is sent, as one a bucket policy denies does: the server's _SUCCESS stays as it is.
  *   <li>s3_conditions_501: a conditional PUT also carries a header the server does not implement,
  *       so a server that refuses such headers (S3Proxy does) answers 501 Not Implemented, as one
  *       without conditional writes does, and writes nothing.
  * </ul>
+ *
+ * The names are S3FaultPoints', which C shares.
  */
 package org.parallelexport.parquet.s3;
 
@@ -36,9 +40,10 @@ final class S3Faults implements ExecutionInterceptor {
   /** Switches on the fault of {@code point}, one of the points in the header. */
   void inject(String point) {
     switch (point) {
-      case "s3_error":
-      case "s3_success_lost":
-      case "s3_conditions_501":
+      case S3FaultPoints.S3_ERROR:
+      case S3FaultPoints.S3_SUCCESS_LOST:
+      case S3FaultPoints.S3_SUCCESS_DENIED:
+      case S3FaultPoints.S3_CONDITIONS_501:
         this.point = point;
         break;
       default:
@@ -51,12 +56,20 @@ final class S3Faults implements ExecutionInterceptor {
     if (gone) {
       throw SdkClientException.create("injected fault: the object store is unreachable");
     }
+    if (point.equals(S3FaultPoints.S3_SUCCESS_DENIED)
+        && context
+            .request()
+            .getValueForField("Key", String.class)
+            .filter(key -> key.endsWith(S3Export.SUCCESS))
+            .isPresent()) {
+      throw SdkClientException.create("injected fault: access to " + S3Export.SUCCESS + " denied");
+    }
   }
 
   @Override
   public SdkHttpRequest modifyHttpRequest(
       Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
-    if (point.equals("s3_conditions_501")
+    if (point.equals(S3FaultPoints.S3_CONDITIONS_501)
         && context.request() instanceof PutObjectRequest
         && (((PutObjectRequest) context.request()).ifNoneMatch() != null
             || ((PutObjectRequest) context.request()).ifMatch() != null)) {
@@ -70,13 +83,14 @@ final class S3Faults implements ExecutionInterceptor {
       Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
     boolean lost =
         gone
-            || point.equals("s3_success_lost")
+            || point.equals(S3FaultPoints.S3_SUCCESS_LOST)
                 && context.request() instanceof PutObjectRequest
                 && ((PutObjectRequest) context.request()).key().endsWith(S3Export.SUCCESS);
     if (lost) {
       gone = true;
     }
-    if (lost || point.equals("s3_error") && context.request() instanceof UploadPartRequest) {
+    if (lost
+        || point.equals(S3FaultPoints.S3_ERROR) && context.request() instanceof UploadPartRequest) {
       return context.httpResponse().toBuilder()
           .statusCode(503)
           .statusText("Service Unavailable (injected fault)")

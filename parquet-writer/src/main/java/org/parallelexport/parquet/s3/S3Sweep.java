@@ -70,6 +70,11 @@ public final class S3Sweep implements AutoCloseable {
     return new S3Sweep(record, new S3Session(S3Settings.parse(settings)), true);
   }
 
+  /** Fault injection: the fault of {@code point} on the sweep's requests from now on (S3Faults). */
+  public void injectFault(String point) {
+    session.injectFault(point);
+  }
+
   /** Takes the next step; false once there is none left. */
   public boolean step() throws IOException {
     Step next = steps.peekFirst();
