@@ -13,9 +13,9 @@
  * (worker 0's checks of the target, S3Export.startChecks) wait for it on the pool. A client that
  * cannot be built fails each request with the reason. The exit path's client, with short timeouts
  * (forCleanup), is built only when an exit path first sends a request. A plain-http endpoint gets
- * its connections straight from the JDK (httpClient(URI), PlainHttpClient): the SDK's default
- * transport sets up TLS when it is built, which such an endpoint never uses and which costs a small
- * export more than anything else the client does before its first request.
+ * its connections straight from the JDK (httpClient(URI)): the SDK's default transport sets up TLS
+ * when it is built, which such an endpoint never uses and which costs a small export more than
+ * anything else the client does before its first request.
  *
  * Transient failures (HTTP 5xx, throttling, a reset or refused connection, a timeout) are retried
  * by the SDK's standard retry strategy with exponential backoff and jitter, up to max_attempts
@@ -30,6 +30,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -552,17 +553,28 @@ public final class S3Session implements AutoCloseable {
 
   /**
    * The transport for {@code endpoint} (null: AWS's, which the SDK resolves). A plain-http endpoint
-   * reached without a proxy gets PlainHttpClient (the JDK's HttpURLConnection, the same timeouts),
-   * without the TLS set-up the default does when it is built and with bodies written in large
-   * chunks; anything else, or any proxy setting, gets the default.
+   * reached without a proxy gets its connections as the SDK's default opens them for it (the JDK's
+   * HttpURLConnection, the same timeouts), without the TLS set-up the default does when it is
+   * built; anything else, or any proxy setting, gets the default.
    */
   static SdkHttpClient httpClient(URI endpoint) {
     if (endpoint != null
         && "http".equalsIgnoreCase(endpoint.getScheme())
         && ProxyConfiguration.builder().build().host() == null) {
-      return new PlainHttpClient(CONNECT_TIMEOUT, SOCKET_TIMEOUT);
+      return UrlConnectionHttpClient.create(S3Session::plainConnection);
     }
     return httpClient();
+  }
+
+  private static HttpURLConnection plainConnection(URI uri) {
+    try {
+      HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
+      connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+      connection.setReadTimeout((int) SOCKET_TIMEOUT.toMillis());
+      return connection;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**
@@ -653,13 +665,8 @@ public final class S3Session implements AutoCloseable {
       // Without TLS the SDK signs every payload. aws-chunked, its default for uploads, signs
       // one 128 KiB chunk at a time; a part is a byte[] of known length, so one SHA-256 over it
       // signs it just as well, and the server gets a plain body with a Content-Length. https
-      // keeps the SDK's defaults. No "Expect: 100-continue" either: on loopback or a LAN the wait
-      // for the server's go-ahead costs a round trip per part and saves nothing (PlainHttpClient).
-      builder.serviceConfiguration(
-          S3Configuration.builder()
-              .chunkedEncodingEnabled(false)
-              .expectContinueEnabled(false)
-              .build());
+      // keeps the SDK's defaults.
+      builder.serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
     }
     if (settings.checksumWhenRequired) {
       builder.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED);
