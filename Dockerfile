@@ -23,9 +23,9 @@
 #   final   postgres:18 + the headless JRE of the same Java release and
 #           package suite, so libjvm sits at the path the library was built
 #           with (the default of parallel_export_parquet.libjvm_path, checked
-#           below); the installed files from /out; the AppCDS archive trained
+#           below); the installed files from /out; the AOT cache trained
 #           again here, by this JRE, for the jar at its final path (the
-#           archive records both)
+#           cache records both)
 #
 # The writer's jar carries snappy and zstd natives for x86_64 Linux only: the
 # image is linux/amd64 (on another host: docker build --platform linux/amd64).
@@ -63,11 +63,12 @@ RUN set -eux; \
 	rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ /
 # tools/build.sh runtime: checks that the library's default libjvm_path (the
-# build JDK's libjvm) exists here, then trains the AppCDS archive with this
-# JRE for the jar at its final path. tools/pgroot/run.sh runs it too.
-RUN --mount=type=bind,source=tools/build.sh,target=/tmp/pep-build.sh \
+# build JDK's libjvm) exists here, then trains the class cache with this
+# JRE for the jar at its final path (tools/train-cache.sh: an AOT cache on
+# this JDK 25). tools/pgroot/run.sh runs it too.
+RUN --mount=type=bind,source=tools,target=/tmp/pep-tools \
 	set -eux; \
-	PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" /tmp/pep-build.sh runtime; \
+	PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" /tmp/pep-tools/build.sh runtime; \
 	mkdir -p /exports; \
 	chown postgres:postgres /exports
 VOLUME /exports

@@ -4,9 +4,11 @@
  *	  The extension's JVM: what a worker starts, checked before anything exists.
  *
  * Everything a worker's JVM start depends on is decided here, in the
- * leader, from the installation and the settings: the jar, the AppCDS
- * archive made for it at install time (it cuts a worker's start-up by most
- * of the class loading; a stale one is harmless, the JVM ignores it),
+ * leader, from the installation and the settings: the jar, the class
+ * cache made for it at install time by tools/train-cache.sh (it cuts a
+ * worker's start-up by most of the class loading; a stale one is harmless,
+ * the JVM ignores it), which is an AOT cache on JDK 25 and later and an
+ * AppCDS archive before,
  * snappy-java's native library unpacked at install time, the libjvm of
  * parallel_export_parquet.libjvm_path and the options of
  * parallel_export_parquet.jvm_options.  The JVM bridge (pep_jvm_check)
@@ -37,18 +39,21 @@ pep_java_prepare(PEPJvmConfig *config)
 {
 	char		share[MAXPGPATH];
 	char	   *jar;
-	char	   *archive;
+	char	   *cache;
 	char	   *snappy;
 	StringInfoData options;
 	struct stat st;
 
 	get_share_path(my_exec_path, share);
 	jar = psprintf("%s/extension/%s.jar", share, PEP_EXTENSION_NAME);
-	archive = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
+	/* tools/train-cache.sh installs one of the two. */
+	cache = psprintf("%s/extension/%s.aot", share, PEP_EXTENSION_NAME);
+	if (stat(cache, &st) != 0)
+		cache = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
 	snappy = psprintf("%s/extension/%s-snappyjava.so", share, PEP_EXTENSION_NAME);
 	initStringInfo(&options);
 	/*
-	 * The archive is mapped at the address it was made for: HotSpot's
+	 * The cache is mapped at the address it was made for: HotSpot's
 	 * default since JDK 20, also this Debian JDK 17's, maps it elsewhere and
 	 * rewrites every pointer in it and in the JDK's own archive (about 55 MB
 	 * here) before the first class loads: about 40 of the 100 ms of CPU
@@ -57,12 +62,19 @@ pep_java_prepare(PEPJvmConfig *config)
 	 * randomization for this one read-mostly region; jvm_options may put
 	 * -XX:ArchiveRelocationMode=1 back.  Where the address is taken, HotSpot
 	 * still maps the archive elsewhere.
+	 *
+	 * JDK 25 maps an AOT cache given as -XX:SharedArchiveFile just as it
+	 * maps one given as -XX:AOTCache, but only the former lets a later
+	 * -Xshare:off in jvm_options turn it off (with -XX:AOTCache the JVM
+	 * refuses to start).  -Xshare:auto: a cache this JVM or the options
+	 * cannot use is skipped with a warning in the server log, and the worker
+	 * runs without it.
 	 */
-	if (stat(archive, &st) == 0)
+	if (stat(cache, &st) == 0)
 		appendStringInfo(&options,
 						 "-Xshare:auto -XX:SharedArchiveFile=%s "
 						 "-XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0 ",
-						 archive);
+						 cache);
 	/* Without it snappy-java leaves a copy of itself in /tmp per worker. */
 	if (stat(snappy, &st) == 0)
 		appendStringInfo(&options,

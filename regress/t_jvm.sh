@@ -246,11 +246,26 @@ ok $? "out of heap while closing a part: 53200 and the OutOfMemoryError itself" 
 [[ ! -e "$WORK/oom-close" ]]
 ok $? "and leaves nothing behind"
 
-# --- The AppCDS archive covers nested kinds as well as flat ones: a 1-row
+# --- The class cache (tools/train-cache.sh): an AOT cache on JDK 25 and
+# later, a dynamic AppCDS archive before, and never both.
+libjvm=$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.libjvm_path")
+java_major=$("$(dirname "$(dirname "$(dirname "$libjvm")")")/bin/java" -version 2>&1 |
+	sed -n '1s/^[^"]*"\([0-9]*\).*/\1/p')
+share="$("$PG_CONFIG" --sharedir)/extension"
+if [[ "${java_major:-0}" -ge 25 ]]; then
+	cache=aot other=jsa region='Mapped static  region'
+else
+	cache=jsa other=aot region='Mapped dynamic region'
+fi
+[[ -s "$share/parallel_export_parquet.$cache" && ! -e "$share/parallel_export_parquet.$other" ]]
+ok $? "JDK ${java_major:-?}: the installed class cache is parallel_export_parquet.$cache, and no .$other" \
+	"$(ls -l "$share"/parallel_export_parquet.* 2>&1)"
+
+# The cache covers nested kinds as well as flat ones: a 1-row
 # export of arrays, a composite, an array of composites, an enum and an
 # interval (the shapes of bench/sql/create_nested_one.sql) loads no class
 # from the jar that a flat export does not load from it too (slf4j 1.7's
-# classes are older than CDS can archive). The premise: the archive was in
+# classes are older than CDS can archive). The premise: the cache was in
 # use for both.
 sql "DROP TABLE IF EXISTS pep_jvm_nested; DROP TYPE IF EXISTS pep_jvm_pair, pep_jvm_mood;
 	CREATE TYPE pep_jvm_pair AS (k int, v text[]);
@@ -263,7 +278,7 @@ sql "DROP TABLE IF EXISTS pep_jvm_nested; DROP TYPE IF EXISTS pep_jvm_pair, pep_
 defaults=$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.jvm_options")
 # from_jar TABLE [OPTIONS]: a 1-row export of TABLE, with OPTIONS after the
 # defaults; the classes it loaded from the jar go to $WORK/jar-TABLE.txt, the
-# count it took from the archive to $archived; how the archive was mapped is
+# count it took from the cache to $archived; how the cache was mapped is
 # in the same log.
 from_jar() {
 	rm -rf "$WORK/classes-$1.log" "$WORK/classes-$1"
@@ -277,30 +292,43 @@ from_jar() {
 }
 from_jar pep_jvm_t
 [[ "${archived:-0}" -gt 1000 ]]
-ok $? "premise: a flat 1-row export ran with the AppCDS archive in use ($archived classes from it)" "$out"
+ok $? "premise: a flat 1-row export ran with the class cache in use ($archived classes from it)" "$out"
 from_jar pep_jvm_nested
 [[ "${archived:-0}" -gt 1000 ]]
 ok $? "premise: so did the nested one ($archived classes)" "$out"
 extra=$(comm -13 "$WORK/jar-pep_jvm_t.txt" "$WORK/jar-pep_jvm_nested.txt")
 [[ -z "$extra" ]]
 ok $? "the nested export loaded no class from the jar that the flat one did not" "$extra"
-# Every class a 1-row export needs is in the archive, but for those CDS cannot
+# Every class a 1-row export needs is in the cache, but for those CDS cannot
 # keep (bytecode older than JDK 6: slf4j 1.7's); each other one costs the
 # worker a read from the jar and a verification at start.
 unarchived=$(grep -v '^org\.slf4j\.' "$WORK/jar-pep_jvm_t.txt")
 [[ -z "$unarchived" ]]
 ok $? "the flat 1-row export loaded from the jar only classes CDS cannot archive" "$unarchived"
-# The worker maps the archive where it was made to be mapped (pep_java.c):
-# relocating it costs every worker 40 ms of CPU at start. A DBA's
-# -XX:ArchiveRelocationMode=1 still puts relocation back.
-grep -q 'Mapped dynamic region' "$WORK/classes-pep_jvm_t.log" &&
+# The worker maps the installed cache where it was made to be mapped
+# (pep_java.c): relocating it costs every worker 40 ms of CPU at start. A
+# DBA's -XX:ArchiveRelocationMode=1 still puts relocation back.
+grep 'Opened' "$WORK/classes-pep_jvm_t.log" | grep -qF "$share/parallel_export_parquet.$cache" &&
+	grep -q "$region" "$WORK/classes-pep_jvm_t.log" &&
 	! grep -q 'at an alternative address' "$WORK/classes-pep_jvm_t.log"
-ok $? "the worker mapped the archive at its own address, not relocated" \
-	"$(grep -E 'Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
+ok $? "the worker mapped parallel_export_parquet.$cache ($region) at its own address, not relocated" \
+	"$(grep -E 'Opened|Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
 from_jar pep_jvm_t -XX:ArchiveRelocationMode=1
 grep -q 'at an alternative address' "$WORK/classes-pep_jvm_t.log" && [[ "${archived:-0}" -gt 1000 ]]
 ok $? "control: with -XX:ArchiveRelocationMode=1 in jvm_options it is relocated, and used" \
 	"$out $(grep -E 'Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
+# -Xshare:off in jvm_options turns the cache off (README, Install), and a
+# cache the options make unusable (compressed oops off: another object
+# layout) is skipped with a warning: either way the export runs, its
+# writer's classes from the jar, none from the cache.
+for off in -Xshare:off -XX:-UseCompressedOops; do
+	from_jar pep_jvm_t "$off"
+	n=$(grep -c '^org\.parallelexport\.' "$WORK/jar-pep_jvm_t.txt")
+	[[ "$out" == 1 && "$n" -gt 10 ]] &&
+		! grep -q 'org\.parallelexport\..* source: shared objects file' "$WORK/classes-pep_jvm_t.log"
+	ok $? "control: with $off in jvm_options the export runs without the cache ($n writer classes from the jar)" \
+		"$out $(grep -E 'warning|error' "$WORK/classes-pep_jvm_t.log" | head -n 5)"
+done
 
 # --- No crash restart through all of it.
 [[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]

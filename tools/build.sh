@@ -8,14 +8,16 @@
 #   tools/build.sh            make -C extension (warnings are errors), then
 #                             make -C extension install: the C library, the SQL
 #                             scripts, the Java writer's jar (Maven) and the
-#                             AppCDS archive trained by the installed JDK
+#                             class cache trained by the installed JDK
 #   tools/build.sh runtime    on the machine or image that runs the server,
 #                             after the installed files were copied there
 #                             (the Dockerfile's final stage): checks that the
 #                             library's default libjvm_path exists, and trains
-#                             the AppCDS archive again with the java there
+#                             the class cache again with the java there
 #                             (JAVA_HOME's, else the one on PATH) for the jar
-#                             at its final path; the archive records both
+#                             at its final path (tools/train-cache.sh: an AOT
+#                             cache on JDK 25 and later, else an AppCDS
+#                             archive); the cache records both
 #
 # Environment: PG_CONFIG (default pg_config); JAVA_HOME (default: the JDK of
 # the javac on PATH); DESTDIR (staged install, as with make); PEP_WERROR=0
@@ -38,13 +40,7 @@ if [[ "${1:-}" == runtime ]]; then
 		exit 1
 	fi
 	echo "build: default libjvm_path $libjvm exists"
-	rm -f "$dir/parallel_export_parquet.jsa"
-	# Keep in step with install-java in extension/Makefile.
-	"$java" -XX:+UseSerialGC -XX:-UsePerfData \
-		-Xlog:cds=error -XX:ArchiveClassesAtExit="$dir/parallel_export_parquet.jsa" \
-		-cp "$dir/parallel_export_parquet.jar" org.parallelexport.parquet.Warmup
-	test -s "$dir/parallel_export_parquet.jsa"
-	echo "build: AppCDS archive $dir/parallel_export_parquet.jsa trained by $("$java" -version 2>&1 | head -n 1)"
+	"$(dirname "${BASH_SOURCE[0]}")/train-cache.sh" "$java" "$dir"
 	exit 0
 fi
 

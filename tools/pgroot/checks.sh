@@ -5,8 +5,10 @@
 # Prints TAP.
 #
 #   - the installed version is 1.1, and 1.0 is there to upgrade from;
-#   - libjvm_path names an existing libjvm; the AppCDS archive is there and
-#     that JVM maps it with -Xshare:on (it matches the JVM and the jar path);
+#   - libjvm_path names an existing libjvm; the class cache of that JVM is
+#     there (an AOT cache on JDK 25 and later, an AppCDS archive before, not
+#     both) and that JVM maps it with -Xshare:on (it matches the JVM and the
+#     jar path);
 #   - an export with 2 workers writes its parts, and leaves no staging
 #     directory, no lock file and no parallel worker;
 #   - no JVM file anywhere: no /tmp/hsperfdata_postgres (workers run with
@@ -53,14 +55,24 @@ share="$("$PG_CONFIG" --sharedir)/extension"
 libjvm="$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.libjvm_path")"
 [[ -f "$libjvm" ]]
 ok $? "libjvm_path names an existing file" "libjvm_path: $libjvm"
-[[ -s "$share/parallel_export_parquet.jar" && -s "$share/parallel_export_parquet.jsa" ]]
-ok $? "jar and AppCDS archive installed in $share"
-# -Xshare:on fails where -Xshare:auto (the workers') would silently go
-# without: the archive must match this JVM and the jar at this path.
 java="$(dirname "$(dirname "$(dirname "$libjvm")")")/bin/java"
-out="$(pep_as_postgres "$java" -Xshare:on -XX:SharedArchiveFile="$share/parallel_export_parquet.jsa" \
-	-XX:+UseSerialGC -XX:-UsePerfData -cp "$share/parallel_export_parquet.jar" -version 2>&1)"
-ok $? "the AppCDS archive maps (-Xshare:on) for the server's OS user with $java" "$out"
+java_major="$("$java" -version 2>&1 | sed -n '1s/^[^"]*"\([0-9]*\).*/\1/p')"
+if [[ "${java_major:-0}" -ge 25 ]]; then
+	cache=aot other=jsa
+else
+	cache=jsa other=aot
+fi
+[[ -s "$share/parallel_export_parquet.jar" && -s "$share/parallel_export_parquet.$cache" &&
+	! -e "$share/parallel_export_parquet.$other" ]]
+ok $? "jar and the class cache of JDK ${java_major:-?} (.$cache, no .$other) installed in $share" \
+	"$(ls -l "$share"/parallel_export_parquet.* 2>&1)"
+# -Xshare:on fails where -Xshare:auto (the workers') would silently go
+# without: the cache must match this JVM and the jar at this path, and the
+# AOT cache also the workers' heap sizes and native access.
+out="$(pep_as_postgres "$java" -Xshare:on -XX:SharedArchiveFile="$share/parallel_export_parquet.$cache" \
+	-XX:+UseSerialGC -Xmx512m -Xmn16m -XX:-UsePerfData --enable-native-access=ALL-UNNAMED \
+	-cp "$share/parallel_export_parquet.jar" -version 2>&1)"
+ok $? "the class cache maps (-Xshare:on) for the server's OS user with $java" "$out"
 
 rows="$(sql "SELECT parallel_export_parquet('pep_checks', '$work/out', 2)")"
 is "$rows" "200000" "export with 2 workers returns the row count"

@@ -1,9 +1,10 @@
 /*
- * Warmup: the training run for the AppCDS archive that `make install` builds.
+ * Warmup: the training run for the class cache that `make install` builds (tools/train-cache.sh).
  *
  * A worker's JVM spends most of a small export loading classes: parquet-java, the codecs, and the
  * shaded Jackson that writing a footer pulls in. `make install` runs this class once with
- * -XX:ArchiveClassesAtExit, so the archive holds every class a real part needs: it lays out a
+ * -XX:AOTCacheOutput (JDK 25 and later) or -XX:ArchiveClassesAtExit, so the AOT cache or AppCDS
+ * archive holds every class a real part needs: it lays out a
  * batch the way the C side does, with one column of every kind (a list of integers and a struct
  * of one integer among them, as nested payloads) and a NULL in each, and writes, closes and
  * deletes one part per codec through BatchSink, the same path a worker takes. The snappy sink also
