@@ -48,6 +48,9 @@
 #   BENCH_PROFILE [0]          1: then profile one pep_2 export (bench/profile.sh: perf, C and
 #                              Java) into bench/results/profile.txt
 #   BENCH_KEEP [0]             1: leave the cluster running; a later run reuses its table
+#   BENCH_PREPARE_ONLY [0]     1: stop once the tables are generated, fingerprinted and read
+#                              into the cache, before any export; implies BENCH_KEEP=1, so a
+#                              later run (e.g. in a quiet window) starts measuring at once
 #   BENCH_RESULTS [bench/results/latest.md]
 #   BENCH_SIZE_BASE [bench/results/row-writer.md]  results whose pep_2 output size is "today's"
 #   BENCH_SCALE_BASE []        results of a smaller run for the scale target (none: not compared)
@@ -73,6 +76,8 @@ BENCH_METHODS=${BENCH_METHODS:-copy_csv copy_binary jdbc_1 jdbc_2 pep_1 pep_2 pe
 BENCH_FETCH_SIZE=${BENCH_FETCH_SIZE:-10000}
 BENCH_PROFILE=${BENCH_PROFILE:-0}
 BENCH_KEEP=${BENCH_KEEP:-0}
+BENCH_PREPARE_ONLY=${BENCH_PREPARE_ONLY:-0}
+[[ $BENCH_PREPARE_ONLY == 1 ]] && BENCH_KEEP=1
 BENCH_RESULTS=${BENCH_RESULTS:-$bench_dir/results/latest.md}
 BENCH_SIZE_BASE=${BENCH_SIZE_BASE:-$bench_dir/results/row-writer.md}
 BENCH_SCALE_BASE=${BENCH_SCALE_BASE:-}
@@ -238,6 +243,10 @@ table_bytes=$(sql -c "SELECT pg_table_size('t')")
 log "warming the cache"
 sql -c "SELECT pg_prewarm('t', 'read')" -c "SELECT count(*) FROM t" -c "SELECT count(*) FROM t" >/dev/null
 sql -c "SELECT pg_prewarm('w', 'read')" -c "SELECT count(*) FROM w" >/dev/null
+if [[ $BENCH_PREPARE_ONLY == 1 ]]; then
+	log "prepared (BENCH_PREPARE_ONLY=1): tables, fingerprints and cache ready, nothing exported"
+	exit 0
+fi
 
 # ---------------------------------------------------------------- measuring
 work=$PEP_TMP/bench
