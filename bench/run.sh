@@ -310,7 +310,7 @@ timed_sql() {
 
 # Sum of the sizes of the *.parquet files under $1.
 parquet_bytes() {
-	find "$1" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+	find "$1" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # run_method METHOD ROUND: one run; appends a line to $runs_tsv.
