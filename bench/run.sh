@@ -62,7 +62,9 @@
 #       a git revision (HEAD, a commit): that revision is built, with `git archive`,
 #                   into a private copy of PostgreSQL 15 under BENCH_PG_DIR
 #                   [/tmp/pep-bench-pg], which the cluster then runs; reused while
-#                   the revision is the same. Immune to other people reinstalling.
+#                   the revision is the same, and for another revision only the
+#                   extension's files are replaced, so a kept cluster keeps its
+#                   tables. Immune to other people reinstalling.
 set -euo pipefail
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -118,15 +120,21 @@ build_private() {
 		log "building the extension at $1 ($commit) into $BENCH_PG_DIR"
 		[[ ! -e $BENCH_PG_DIR || -f $BENCH_PG_DIR/.pep-bench ]] ||
 			die "$BENCH_PG_DIR exists and was not made by bench/run.sh"
-		rm -rf "$BENCH_PG_DIR"
-		mkdir -p "$BENCH_PG_DIR/root/usr/lib/postgresql" "$BENCH_PG_DIR/root/usr/share/postgresql" \
-			"$BENCH_PG_DIR/root/usr/include" "$BENCH_PG_DIR/src"
-		touch "$BENCH_PG_DIR/.pep-bench"
-		cp -a /usr/lib/postgresql/15 "$BENCH_PG_DIR/root/usr/lib/postgresql/"
-		cp -a /usr/share/postgresql/15 "$BENCH_PG_DIR/root/usr/share/postgresql/"
-		cp -a /usr/include/postgresql "$BENCH_PG_DIR/root/usr/include/"
+		# The copy of PostgreSQL is made once and kept across revisions, so a kept
+		# cluster (BENCH_KEEP) runs the same binaries and keeps its tables; only the
+		# extension's files and sources are replaced.
+		if [[ ! -f $BENCH_PG_DIR/.pep-bench ]]; then
+			mkdir -p "$BENCH_PG_DIR/root/usr/lib/postgresql" "$BENCH_PG_DIR/root/usr/share/postgresql" \
+				"$BENCH_PG_DIR/root/usr/include"
+			cp -a /usr/lib/postgresql/15 "$BENCH_PG_DIR/root/usr/lib/postgresql/"
+			cp -a /usr/share/postgresql/15 "$BENCH_PG_DIR/root/usr/share/postgresql/"
+			cp -a /usr/include/postgresql "$BENCH_PG_DIR/root/usr/include/"
+			touch "$BENCH_PG_DIR/.pep-bench"
+		fi
+		rm -rf "$BENCH_PG_DIR/src" "$BENCH_PG_DIR"/.built-*
 		rm -f "$BENCH_PG_DIR"/root/usr/lib/postgresql/15/lib/parallel_export_parquet.so \
 			"$BENCH_PG_DIR"/root/usr/share/postgresql/15/extension/parallel_export_parquet*
+		mkdir -p "$BENCH_PG_DIR/src"
 		git -C "$root" archive "$commit" | tar -x -C "$BENCH_PG_DIR/src"
 		# the parent pom lists this module; an uncommitted bench/ is not in the archive
 		if [[ ! -d $BENCH_PG_DIR/src/bench/jdbc-exporter ]]; then
