@@ -48,6 +48,9 @@
 #   BENCH_PROFILE [0]          1: then profile one pep_2 export (bench/profile.sh: perf, C and
 #                              Java) into bench/results/profile.txt
 #   BENCH_KEEP [0]             1: leave the cluster running; a later run reuses its table
+#   BENCH_PREPARE_ONLY [0]     1: stop once the tables are generated, fingerprinted and read
+#                              into the cache, before any export; implies BENCH_KEEP=1, so a
+#                              later run (e.g. in a quiet window) starts measuring at once
 #   BENCH_RESULTS [bench/results/latest.md]
 #   BENCH_SIZE_BASE [bench/results/row-writer.md]  results whose pep_2 output size is "today's"
 #   BENCH_SCALE_BASE []        results of a smaller run for the scale target (none: not compared)
@@ -59,7 +62,9 @@
 #       a git revision (HEAD, a commit): that revision is built, with `git archive`,
 #                   into a private copy of PostgreSQL 15 under BENCH_PG_DIR
 #                   [/tmp/pep-bench-pg], which the cluster then runs; reused while
-#                   the revision is the same. Immune to other people reinstalling.
+#                   the revision is the same, and for another revision only the
+#                   extension's files are replaced, so a kept cluster keeps its
+#                   tables. Immune to other people reinstalling.
 set -euo pipefail
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -73,6 +78,8 @@ BENCH_METHODS=${BENCH_METHODS:-copy_csv copy_binary jdbc_1 jdbc_2 pep_1 pep_2 pe
 BENCH_FETCH_SIZE=${BENCH_FETCH_SIZE:-10000}
 BENCH_PROFILE=${BENCH_PROFILE:-0}
 BENCH_KEEP=${BENCH_KEEP:-0}
+BENCH_PREPARE_ONLY=${BENCH_PREPARE_ONLY:-0}
+[[ $BENCH_PREPARE_ONLY == 1 ]] && BENCH_KEEP=1
 BENCH_RESULTS=${BENCH_RESULTS:-$bench_dir/results/latest.md}
 BENCH_SIZE_BASE=${BENCH_SIZE_BASE:-$bench_dir/results/row-writer.md}
 BENCH_SCALE_BASE=${BENCH_SCALE_BASE:-}
@@ -113,15 +120,21 @@ build_private() {
 		log "building the extension at $1 ($commit) into $BENCH_PG_DIR"
 		[[ ! -e $BENCH_PG_DIR || -f $BENCH_PG_DIR/.pep-bench ]] ||
 			die "$BENCH_PG_DIR exists and was not made by bench/run.sh"
-		rm -rf "$BENCH_PG_DIR"
-		mkdir -p "$BENCH_PG_DIR/root/usr/lib/postgresql" "$BENCH_PG_DIR/root/usr/share/postgresql" \
-			"$BENCH_PG_DIR/root/usr/include" "$BENCH_PG_DIR/src"
-		touch "$BENCH_PG_DIR/.pep-bench"
-		cp -a /usr/lib/postgresql/15 "$BENCH_PG_DIR/root/usr/lib/postgresql/"
-		cp -a /usr/share/postgresql/15 "$BENCH_PG_DIR/root/usr/share/postgresql/"
-		cp -a /usr/include/postgresql "$BENCH_PG_DIR/root/usr/include/"
+		# The copy of PostgreSQL is made once and kept across revisions, so a kept
+		# cluster (BENCH_KEEP) runs the same binaries and keeps its tables; only the
+		# extension's files and sources are replaced.
+		if [[ ! -f $BENCH_PG_DIR/.pep-bench ]]; then
+			mkdir -p "$BENCH_PG_DIR/root/usr/lib/postgresql" "$BENCH_PG_DIR/root/usr/share/postgresql" \
+				"$BENCH_PG_DIR/root/usr/include"
+			cp -a /usr/lib/postgresql/15 "$BENCH_PG_DIR/root/usr/lib/postgresql/"
+			cp -a /usr/share/postgresql/15 "$BENCH_PG_DIR/root/usr/share/postgresql/"
+			cp -a /usr/include/postgresql "$BENCH_PG_DIR/root/usr/include/"
+			touch "$BENCH_PG_DIR/.pep-bench"
+		fi
+		rm -rf "$BENCH_PG_DIR/src" "$BENCH_PG_DIR"/.built-*
 		rm -f "$BENCH_PG_DIR"/root/usr/lib/postgresql/15/lib/parallel_export_parquet.so \
 			"$BENCH_PG_DIR"/root/usr/share/postgresql/15/extension/parallel_export_parquet*
+		mkdir -p "$BENCH_PG_DIR/src"
 		git -C "$root" archive "$commit" | tar -x -C "$BENCH_PG_DIR/src"
 		# the parent pom lists this module; an uncommitted bench/ is not in the archive
 		if [[ ! -d $BENCH_PG_DIR/src/bench/jdbc-exporter ]]; then
@@ -238,6 +251,10 @@ table_bytes=$(sql -c "SELECT pg_table_size('t')")
 log "warming the cache"
 sql -c "SELECT pg_prewarm('t', 'read')" -c "SELECT count(*) FROM t" -c "SELECT count(*) FROM t" >/dev/null
 sql -c "SELECT pg_prewarm('w', 'read')" -c "SELECT count(*) FROM w" >/dev/null
+if [[ $BENCH_PREPARE_ONLY == 1 ]]; then
+	log "prepared (BENCH_PREPARE_ONLY=1): tables, fingerprints and cache ready, nothing exported"
+	exit 0
+fi
 
 # ---------------------------------------------------------------- measuring
 work=$PEP_TMP/bench
@@ -301,7 +318,7 @@ timed_sql() {
 
 # Sum of the sizes of the *.parquet files under $1.
 parquet_bytes() {
-	find "$1" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+	find "$1" -maxdepth 1 -name '*.parquet' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # run_method METHOD ROUND: one run; appends a line to $runs_tsv.
