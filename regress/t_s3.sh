@@ -75,6 +75,8 @@ root="$(cd "$here/.." && pwd)"
 source "$here/lib/tap.sh"
 # shellcheck source=lib/export.sh
 source "$here/lib/export.sh"
+# shellcheck source=lib/s3look.sh
+source "$here/lib/s3look.sh"
 
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3"
 S3DIR="$WORK/s3proxy"
@@ -110,6 +112,7 @@ restart_cluster() {
 }
 
 finish() {
+	s3look_stop
 	restart_cluster
 	"$here/lib/s3proxy.sh" stop "$S3DIR"
 }
@@ -128,9 +131,8 @@ restart_cluster with_s3
 mkdir -p "$WORK/look"
 javac -d "$WORK/look" -cp "$JAR" "$root/regress/s3proxy/S3Look.java"
 ok $? "the S3 listing tool compiles against the extension's jar"
-look() {
-	java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$JAR:$WORK/look" S3Look "$@"
-}
+s3look_start "$WORK" "$JAR:$WORK/look"
+ok $? "the S3 listing tool serves on loopback"
 
 # DuckDB, through regress/readback's Query, over the objects of a prefix.
 mvn -B -ntp -q -f "$root/pom.xml" -pl regress/readback compile org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath \
@@ -731,4 +733,5 @@ assert_s3_tree ow/ 100 "$got" "partitioned overwrite, control: without the forei
 [[ "$(duck_hive ow "SELECT count(*), count(DISTINCT region) FROM parts")" == "$(sql "SELECT count(*), count(DISTINCT region) FROM pep_s3_part WHERE id <= 100" | tr '|' '\t')" ]]
 ok $? "partitioned overwrite: DuckDB reads the new tree"
 
+s3look_done
 tap_done

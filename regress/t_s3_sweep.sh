@@ -56,6 +56,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib/tap.sh"
 # shellcheck source=lib/export.sh
 source "$here/lib/export.sh"
+# shellcheck source=lib/s3look.sh
+source "$here/lib/s3look.sh"
 
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3_sweep"
 S3DIR="$WORK/s3proxy"
@@ -84,6 +86,7 @@ finish() {
 		kill "$holder" 2>/dev/null
 	fi
 	[[ -n "$gate" ]] && kill "$gate" 2>/dev/null
+	s3look_stop
 	[[ -f "$WORK/copy/postmaster.pid" ]] &&
 		runuser -u postgres -- "$(pep_bindir)/pg_ctl" -D "$WORK/copy" -m immediate -w stop >/dev/null
 	"$here/lib/s3proxy.sh" stop "$S3DIR"
@@ -105,8 +108,9 @@ restart_server AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_ID
 tool() { "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$JAR:$WORK/tools" "$@"; }
 forge() { tool S3Forge "$1" "$BUCKET" "${@:2}"; }
 # Objects ("object KEY SIZE") and pending uploads ("upload KEY ID") under a prefix, sorted.
-state_of() { tool S3Look list "$BUCKET" "$1" | sort; }
-put() { tool S3Look put "$BUCKET" "$1" "someone else's"; }
+s3look_start "$WORK" "$JAR:$WORK/tools" || exit 1
+state_of() { look list "$BUCKET" "$1" | sort; }
+put() { look put "$BUCKET" "$1" "someone else's"; }
 
 # The ledger file of s3://$BUCKET/PREFIX for ENDPOINT ("" for the SDK's chain).
 ledger_of() {
@@ -392,8 +396,8 @@ grep -q "could not write \"s3://$BUCKET/twoservers/_SUCCESS\"" <<<"$out_twoserve
 	grep -q "conditional write was refused" <<<"$out_twoservers"
 ok $? "two servers: the primary's export there fails, its _SUCCESS write refused" "$out_twoservers"
 after="$(state_of twoservers/)"
-[[ "$(tool S3Look manifest "$BUCKET" twoservers/_SUCCESS | awk '$1 == "rows" { print $2 }')" == 1000 &&
-	"$(grep -c '^object ' <<<"$after")" == $(($(tool S3Look manifest "$BUCKET" twoservers/_SUCCESS | grep -c '^part ') + 1)) &&
+[[ "$(look manifest "$BUCKET" twoservers/_SUCCESS | awk '$1 == "rows" { print $2 }')" == 1000 &&
+	"$(grep -c '^object ' <<<"$after")" == $(($(look manifest "$BUCKET" twoservers/_SUCCESS | grep -c '^part ') + 1)) &&
 	-z "$(grep '^upload ' <<<"$after")" && -z "$(ledger_files)" ]]
 ok $? "two servers: only the copy's export is there, whole; the loser took its parts back" "$after"
 runuser -u postgres -- "$(pep_bindir)/pg_ctl" -D "$COPY" -m immediate -w stop >/dev/null
@@ -434,4 +438,5 @@ OUT=$(as_role)
 ok $? "control: with pg_write_server_files it runs" "$OUT"
 sql "REVOKE ALL ON FUNCTION parallel_export_parquet_sweep(text, text) FROM $ROLE; REVOKE pg_write_server_files FROM $ROLE" >/dev/null
 
+s3look_done
 tap_done
