@@ -7,10 +7,12 @@
  * reader profile its columns were encoded for (parallel_export_parquet.compatibility: "none" for
  * the faithful encodings, "spark" when uuid, time and timetz are their text), and carries the Avro
  * schema for Avro-based readers (see AvroSchemas). The same map goes into every
- * part of a worker.
+ * part of a worker, its keys in this order: Map.copyOf's order changes from one JVM to the next,
+ * and with it the bytes of two exports of the same rows.
  */
 package org.parallelexport.parquet;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +31,7 @@ final class FileMetadata {
     metadata.put(PG_TYPES_KEY, pgTypes(columns));
     metadata.put(COMPATIBILITY_KEY, options.compatibility);
     AvroSchemas.forColumns(columns).ifPresent(schema -> metadata.put(AVRO_SCHEMA_KEY, schema));
-    return Map.copyOf(metadata);
+    return Collections.unmodifiableMap(metadata);
   }
 
   private static String pgTypes(List<Column> columns) {

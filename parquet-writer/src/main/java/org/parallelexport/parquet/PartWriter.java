@@ -26,7 +26,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -169,7 +169,7 @@ final class PartWriter {
   /** Writes the last row group and the footer, and closes the OutputFile's stream. */
   void close() throws IOException {
     flushRowGroup();
-    Map<String, String> footer = new HashMap<>(metadata);
+    Map<String, String> footer = new LinkedHashMap<>(metadata);
     footer.put(ParquetWriter.OBJECT_MODEL_NAME_PROP, MODEL_NAME);
     file.end(footer);
   }
