@@ -44,6 +44,8 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 	batch->capacity = capacity;
 	batch->null_offsets = palloc(sizeof(int) * ncolumns);
 	batch->value_offsets = palloc(sizeof(int) * ncolumns);
+	batch->value_widths = palloc(sizeof(int) * ncolumns);
+	batch->var_kinds = palloc(sizeof(bool) * ncolumns);
 	batch->trees = palloc(sizeof(PEPNode *) * ncolumns);
 	initStringInfo(&batch->scratch);
 
@@ -54,7 +56,10 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 		batch->null_offsets[c] = (int) cursor;
 		cursor = PEP_ALIGN(cursor + capacity);
 		batch->value_offsets[c] = (int) cursor;
-		cursor = PEP_ALIGN(cursor + (Size) capacity * pep_kind_width(col->kind));
+		/* looked up once here, not for every value in pep_batch_add_row */
+		batch->value_widths[c] = pep_kind_width(col->kind);
+		batch->var_kinds[c] = pep_kind_is_var(col->kind);
+		cursor = PEP_ALIGN(cursor + (Size) capacity * batch->value_widths[c]);
 
 		batch->trees[c] = pep_resolve_tree(col->name, col->typid, col->typmod, col->ndims,
 											  types);
@@ -115,7 +120,7 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 		}
 		*nullp = 0;
 
-		if (pep_kind_is_var(col->kind))
+		if (batch->var_kinds[c])
 		{
 			Size		len;
 			const char *bytes;
@@ -145,7 +150,7 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 		}
 		else
 			pep_put_fixed(node, col->name, value,
-						  batch->buf + batch->value_offsets[c] + (Size) r * pep_kind_width(col->kind));
+						  batch->buf + batch->value_offsets[c] + (Size) r * batch->value_widths[c]);
 	}
 	batch->nrows++;
 	return true;

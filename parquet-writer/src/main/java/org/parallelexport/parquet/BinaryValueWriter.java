@@ -41,4 +41,16 @@ final class BinaryValueWriter extends VarWidthValueWriter {
     buffer.get(offset, scratch, 0, length);
     out.write(Binary.fromReusedByteArray(scratch, 0, length), rep, definition);
   }
+
+  @Override
+  void writeRows(ByteBuffer buffer, int from, int to) {
+    for (int row = from; row < to; row++) {
+      if (buffer.get(nullOffset + row) != 0) {
+        out.writeNull(0, 0);
+      } else {
+        int slot = valueOffset + row * ColumnKind.VAR_SLOT_WIDTH;
+        writeBytes(buffer, buffer.getInt(slot), buffer.getInt(slot + 4), 0);
+      }
+    }
+  }
 }

@@ -17,4 +17,15 @@ final class DoubleValueWriter extends FixedWidthValueWriter {
   void writeAt(ByteBuffer buffer, int pos, int rep) {
     out.write(buffer.getDouble(pos), rep, definition);
   }
+
+  @Override
+  void writeRows(ByteBuffer buffer, int from, int to) {
+    for (int row = from; row < to; row++) {
+      if (buffer.get(nullOffset + row) != 0) {
+        out.writeNull(0, 0);
+      } else {
+        out.write(buffer.getDouble(valueOffset + row * Double.BYTES), 0, definition);
+      }
+    }
+  }
 }

@@ -29,4 +29,15 @@ final class UnscaledDecimalValueWriter extends FixedWidthValueWriter {
       out.write(unscaled, rep, definition);
     }
   }
+
+  @Override
+  void writeRows(ByteBuffer buffer, int from, int to) {
+    for (int row = from; row < to; row++) {
+      if (buffer.get(nullOffset + row) != 0) {
+        out.writeNull(0, 0);
+      } else {
+        writeAt(buffer, valueOffset + row * Long.BYTES, 0);
+      }
+    }
+  }
 }

@@ -22,4 +22,15 @@ final class UuidValueWriter extends FixedWidthValueWriter {
     buffer.get(pos, scratch, 0, 16);
     out.write(Binary.fromReusedByteArray(scratch, 0, 16), rep, definition);
   }
+
+  @Override
+  void writeRows(ByteBuffer buffer, int from, int to) {
+    for (int row = from; row < to; row++) {
+      if (buffer.get(nullOffset + row) != 0) {
+        out.writeNull(0, 0);
+      } else {
+        writeAt(buffer, valueOffset + row * ColumnKind.UUID_WIDTH, 0);
+      }
+    }
+  }
 }

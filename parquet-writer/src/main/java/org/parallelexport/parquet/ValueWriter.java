@@ -67,8 +67,14 @@ abstract class ValueWriter {
     out = LeafColumns.writer(store, schema, path, definition, repetition);
   }
 
-  /** Writes rows {@code from} to {@code to - 1} of this top-level column, each starting a row. */
-  final void writeRows(ByteBuffer buffer, int from, int to) {
+  /**
+   * Writes rows {@code from} to {@code to - 1} of this top-level column, each starting a row. The
+   * common leaf kinds override this with the same loop over their own value reads: in this one loop
+   * every kind's value goes through the same two call sites (write, then writeAt or writeBytes),
+   * which the JIT sees with many receivers and compiles as two virtual calls per value; in the
+   * subclass both are this final class's own methods, inlined.
+   */
+  void writeRows(ByteBuffer buffer, int from, int to) {
     for (int row = from; row < to; row++) {
       if (buffer.get(nullOffset + row) != 0) {
         writeNull(0, 0);

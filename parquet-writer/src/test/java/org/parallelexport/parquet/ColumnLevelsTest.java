@@ -3,7 +3,8 @@
  * checked against parquet-java's own record path on the same values.
  *
  * The same rows (NULLs, empty arrays, NULL elements, lists of lists, structs holding lists, lists
- * of structs, intervals) go once through BatchSink, from a batch laid out as the C side lays it
+ * of structs, intervals; and flat columns of every kind whose writer loops over its rows itself)
+ * go once through BatchSink, from a batch laid out as the C side lays it
  * out, and once through parquet-java's example Group writer (RecordConsumer and MessageColumnIO,
  * the path BatchSink used before). Both files are read back with parquet-java's reader and must
  * hold the same records, row groups of the same sizes, and column chunks with the same value
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroup;
@@ -62,6 +64,17 @@ class ColumnLevelsTest {
     new NestedBatch.Node("t", ColumnKind.STRING),
     new NestedBatch.Node("iv", ColumnKind.INTERVAL),
   };
+  // Top-level columns of the kinds whose writers loop over their rows themselves (writeRows).
+  private static final NestedBatch.Node[] FLAT = {
+    new NestedBatch.Node("b", ColumnKind.BOOL),
+    new NestedBatch.Node("s", ColumnKind.INT16),
+    new NestedBatch.Node("i", ColumnKind.INT32),
+    new NestedBatch.Node("l", ColumnKind.INT64),
+    new NestedBatch.Node("f", ColumnKind.FLOAT32),
+    new NestedBatch.Node("d", ColumnKind.FLOAT64),
+    new NestedBatch.Node("u", ColumnKind.UUID),
+    new NestedBatch.Node("t", ColumnKind.STRING),
+  };
 
   @TempDir Path dir;
 
@@ -96,7 +109,7 @@ class ColumnLevelsTest {
           new long[] {1, -2, 3}
         });
     String options = "row_group_rows=3\n";
-    compare(rows, 4, options);
+    compare(COLUMNS, rows, 4, options);
   }
 
   @Test
@@ -111,8 +124,23 @@ class ColumnLevelsTest {
       rows.add(row);
     }
     // 512-row batches, 128-row slices, 700-row groups: the boundaries never line up.
-    compare(rows, 512, "row_group_rows=700\n");
-    compare(rows, 512, "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
+    compare(COLUMNS, rows, 512, "row_group_rows=700\n");
+    compare(COLUMNS, rows, 512, "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
+  }
+
+  @Test
+  void flatKindsAcrossBatchesSlicesAndRowGroupsMatchTheRecordPath() throws Exception {
+    Random random = new Random(20261202);
+    List<Object[]> rows = new ArrayList<>();
+    for (int r = 0; r < 2500; r++) {
+      Object[] row = new Object[FLAT.length];
+      for (int c = 0; c < FLAT.length; c++) {
+        row[c] = value(random, FLAT[c], 0);
+      }
+      rows.add(row);
+    }
+    compare(FLAT, rows, 512, "row_group_rows=700\n");
+    compare(FLAT, rows, 512, "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
   }
 
   private static Object value(Random random, NestedBatch.Node node, int depth) {
@@ -120,6 +148,16 @@ class ColumnLevelsTest {
       return null;
     }
     switch (node.kind) {
+      case ColumnKind.BOOL:
+        return random.nextBoolean();
+      case ColumnKind.INT16:
+        return (short) random.nextInt();
+      case ColumnKind.FLOAT32:
+        return random.nextFloat() * 100 - 50;
+      case ColumnKind.FLOAT64:
+        return random.nextGaussian();
+      case ColumnKind.UUID:
+        return new UUID(random.nextLong(), random.nextLong());
       case ColumnKind.INT32:
         return random.nextInt(50) - 25;
       case ColumnKind.INT64:
@@ -149,17 +187,19 @@ class ColumnLevelsTest {
   }
 
   /** Writes {@code rows} both ways in batches of {@code capacity} rows and compares the files. */
-  private void compare(List<Object[]> rows, int capacity, String options) throws IOException {
-    TestBatch batch = new TestBatch(capacity, NestedBatch.kinds(COLUMNS), 1 << 20);
-    BatchSink sink = NestedBatch.sink(COLUMNS, batch, "compression=uncompressed\n" + options);
+  private void compare(
+      NestedBatch.Node[] columns, List<Object[]> rows, int capacity, String options)
+      throws IOException {
+    TestBatch batch = new TestBatch(capacity, NestedBatch.kinds(columns), 1 << 20);
+    BatchSink sink = NestedBatch.sink(columns, batch, "compression=uncompressed\n" + options);
     Path columnar = dir.resolve("columnar-" + options.hashCode() + ".parquet");
     sink.openPart(columnar.toString());
     for (int from = 0; from < rows.size(); from += capacity) {
       batch.garbage();
       int n = Math.min(capacity, rows.size() - from);
       for (int r = 0; r < n; r++) {
-        for (int c = 0; c < COLUMNS.length; c++) {
-          NestedBatch.set(batch, c, r, COLUMNS[c], rows.get(from + r)[c]);
+        for (int c = 0; c < columns.length; c++) {
+          NestedBatch.set(batch, c, r, columns[c], rows.get(from + r)[c]);
         }
       }
       sink.writeBatch(n);
@@ -180,9 +220,9 @@ class ColumnLevelsTest {
             .build()) {
       for (Object[] row : rows) {
         Group group = new SimpleGroup(schema);
-        for (int c = 0; c < COLUMNS.length; c++) {
+        for (int c = 0; c < columns.length; c++) {
           if (row[c] != null) {
-            NestedBatch.add(group, COLUMNS[c], row[c]);
+            NestedBatch.add(group, columns[c], row[c]);
           }
         }
         writer.write(group);

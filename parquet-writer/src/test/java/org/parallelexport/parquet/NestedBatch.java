@@ -4,7 +4,9 @@
  * parquet-java's example Groups, the input of its own record path.
  *
  * A value is null, an Integer (INT32), a Long (INT64), a String (STRING), a long[] {months, days,
- * microseconds} (INTERVAL), a List (LIST) or an Object[] (STRUCT, one entry per field).
+ * microseconds} (INTERVAL), a List (LIST) or an Object[] (STRUCT, one entry per field); top-level
+ * columns may also be a Boolean (BOOL), a Short (INT16), a Float (FLOAT32), a Double (FLOAT64) or
+ * a UUID (UUID).
  */
 package org.parallelexport.parquet;
 
@@ -14,7 +16,9 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.io.api.Binary;
 
 final class NestedBatch {
   /** One node of a column's type tree. */
@@ -101,6 +105,21 @@ final class NestedBatch {
       return;
     }
     switch (node.kind) {
+      case ColumnKind.BOOL:
+        batch.setBool(c, r, (Boolean) value);
+        return;
+      case ColumnKind.INT16:
+        batch.setShort(c, r, (Short) value);
+        return;
+      case ColumnKind.FLOAT32:
+        batch.setFloat(c, r, (Float) value);
+        return;
+      case ColumnKind.FLOAT64:
+        batch.setDouble(c, r, (Double) value);
+        return;
+      case ColumnKind.UUID:
+        batch.setUuid(c, r, (UUID) value);
+        return;
       case ColumnKind.INT32:
         batch.setInt(c, r, (Integer) value);
         return;
@@ -179,6 +198,30 @@ final class NestedBatch {
   /** Adds {@code value} (not null) as field {@code node.name} of {@code parent}. */
   static void add(Group parent, Node node, Object value) {
     switch (node.kind) {
+      case ColumnKind.BOOL:
+        parent.add(node.name, (Boolean) value);
+        return;
+      case ColumnKind.INT16:
+        parent.add(node.name, (int) (Short) value);
+        return;
+      case ColumnKind.FLOAT32:
+        parent.add(node.name, (Float) value);
+        return;
+      case ColumnKind.FLOAT64:
+        parent.add(node.name, (Double) value);
+        return;
+      case ColumnKind.UUID:
+        {
+          UUID uuid = (UUID) value;
+          parent.add(
+              node.name,
+              Binary.fromConstantByteArray(
+                  ByteBuffer.allocate(16)
+                      .putLong(uuid.getMostSignificantBits())
+                      .putLong(uuid.getLeastSignificantBits())
+                      .array()));
+          return;
+        }
       case ColumnKind.INT32:
         parent.add(node.name, (Integer) value);
         return;
