@@ -64,13 +64,23 @@ pep_define_gucs(void)
 	 * so a 13 MB eden serves as well as the 100 MB one HotSpot sizes from
 	 * the machine's memory, and each worker no longer faults in the big
 	 * one page by page (24000 page faults fewer per worker, at about 4 us
-	 * each on this machine; bench/results/cpu.md).
+	 * each on this machine; bench/results/cpu.md).  -Xms64m: what outlives
+	 * that eden for a row group (parquet-java's dictionary writers, new in
+	 * every row group) is promoted, and SerialGC collects the old
+	 * generation only when it is full; HotSpot sizes it from the machine's
+	 * memory (368 MB on 24 GB), so a worker kept every row group's dead
+	 * dictionaries until it held all of it: 424 MB of anonymous memory for
+	 * a part of 391 row groups of dictionary-friendly rows, where a full
+	 * collection finds 12 to 20 MB live.  Starting at 64 MB, the old
+	 * generation is collected when it fills and grows only with what is
+	 * live: 110 MB, for 0.5 s more collection time in 204 s
+	 * (bench/results/scale.md).
 	 */
 	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
 							   "Options of the Java virtual machine each export worker starts.",
 							   "White-space separated; -Xrs is always added.",
 							   &pep_jvm_options,
-							   "-Xmx512m -Xmn16m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism "
+							   "-Xmx512m -Xms64m -Xmn16m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism "
 							   "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
 							   "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000",
 							   PGC_SUSET,

@@ -16,6 +16,10 @@
 #   - through all of it, no crash restart: the checkpointer's PID and a
 #     witness session survive, and the server log shows no worker killed by
 #     a signal;
+#   - with the default options a worker's old generation is collected once
+#     row groups have filled it with their dead dictionaries, so the heap
+#     holds what the export keeps (an initial heap of HotSpot's own size
+#     keeps it all: the control);
 #   - rows of 1, 2, 10 and 50 MB export with the default heap, and a row too
 #     big for the heap fails with SQLSTATE 53200, the OutOfMemoryError in the
 #     detail and a hint naming the setting, also when the heap runs out while
@@ -329,6 +333,39 @@ for off in -Xshare:off -XX:-UseCompressedOops; do
 	ok $? "control: with $off in jvm_options the export runs without the cache ($n writer classes from the jar)" \
 		"$out $(grep -E 'warning|error' "$WORK/classes-pep_jvm_t.log" | head -n 5)"
 done
+
+# --- The heap holds what the export keeps, not what its row groups left.
+# A row group's dictionary writers outlive the 13 MB eden and are promoted;
+# SerialGC collects the old generation only when it is full, so the initial
+# heap of the default options (-Xms64m) is what bounds them (README,
+# Memory). These 8 columns keep their dictionaries (each value 4 times in a
+# row, 30720 values per row group), about 10 MB per row group. The workers'
+# GC log (jvm_options after the defaults) gives $promoted, the MB the heap
+# gained from one collection to the next (what survived), $peak, the most
+# MB in use at a collection, and $full, the full collections.
+promotion_source="SELECT g$(for k in 1 2 3 4 5 6 7 8; do printf ', (g / 4 + %d) %% 1000003 AS c%d' "$k" "$k"; done)
+	FROM generate_series(1, 1000000) AS g"
+gc_heap() {
+	rm -rf "$WORK/gc.log" "$WORK/gc"
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults ${1:-} -Xlog:gc:file=$WORK/gc.log'" \
+		-c "SELECT parallel_export_parquet('$promotion_source', '$WORK/gc', 1)")
+	read -r promoted peak full < <(grep -o 'Pause [A-Za-z]* ([^)]*) [0-9]*M->[0-9]*M' "$WORK/gc.log" 2>/dev/null |
+		sed 's/ (.*) / /; s/M->/ /; s/M$//' |
+		awk '{ if (NR > 1 && $4 > last) gained += $4 - last; if ($3 > peak) peak = $3
+			if ($2 == "Full") full++; last = $4 }
+			END { print gained + 0, peak + 0, full + 0 }')
+}
+gc_heap
+[[ "$out" == 1000000 && "${promoted:-0}" -ge 60 ]]
+ok $? "premise: the export's row groups promoted ${promoted:-?} MB to the old generation" "$out"
+[[ "${peak:-999}" -le 80 && "${full:-0}" -ge 1 ]]
+ok $? "with the default options the heap held at most ${peak:-?} MB: $full full collections reclaimed it" \
+	"$(cat "$WORK/gc.log" 2>/dev/null)"
+gc_heap -Xms384m
+[[ "$out" == 1000000 && "${peak:-0}" -gt 80 && "${full:-1}" -eq 0 ]]
+ok $? "control: with -Xms384m (HotSpot's own choice on 24 GB) the heap kept all of it, ${peak:-?} MB" \
+	"$out $(cat "$WORK/gc.log" 2>/dev/null)"
 
 # --- No crash restart through all of it.
 [[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]
