@@ -50,9 +50,9 @@
 
 /*
  * Values per worker, estimated, below which the worker's JIT is C1 only:
- * the crossover measured on the benchmark tables (about 8 million), halved.
+ * the crossover measured on the benchmark tables (about 10 million), halved.
  */
-#define PEP_C1_ONLY_VALUES	(4.0 * 1000 * 1000)
+#define PEP_C1_ONLY_VALUES	(5.0 * 1000 * 1000)
 
 /*
  * Options that choose which JIT tiers run.  Entries ending in "=" match
