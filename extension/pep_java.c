@@ -144,6 +144,7 @@ pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 						 share, PEP_EXTENSION_NAME);
 	/* JDK 22 and later warn in the server log at every native codec load without it. */
 	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
+	/* C1 only for a small share (see the header), before the user's options. */
 	if (values_per_worker >= 0 && values_per_worker < PEP_C1_ONLY_VALUES &&
 		!pep_user_chose_jit(pep_jvm_options))
 		appendStringInfoString(&options, "-XX:TieredStopAtLevel=1 ");
