@@ -9,12 +9,19 @@
 # samples at all. So this script samples the worker processes from outside
 # with perf (call graphs by frame pointer: the workers' JVM gets
 # -XX:+PreserveFramePointer) and has each JVM write its JIT symbol map
-# (/tmp/perf-PID.map) with `jcmd PID Compiler.perfmap`, reachable because the
-# JVM gets -XX:-DisableAttachMechanism (the extension's default turns attach
-# off) and -XX:+StartAttachListener (-Xrs disables the usual SIGQUIT-started
-# listener). jcmd runs every few seconds while the workers live, so a worker
-# that exits keeps the map of its last dump; code compiled after it shows as
-# unknown.
+# (/tmp/perf-PID.map) through its attach socket, /tmp/.java_pidPID, which the
+# JVM opens at start because it gets -XX:-DisableAttachMechanism (the
+# extension's default turns attach off) and -XX:+StartAttachListener (-Xrs
+# disables the usual SIGQUIT-started listener). bench/PerfMap.java asks for
+# the map, never jcmd: jcmd sends SIGQUIT to a process whose socket it does
+# not find (a worker whose JVM is still starting or already gone, or a PID
+# reused by another server process), a PostgreSQL process runs its crash-exit
+# handler on SIGQUIT and exits with code 2, and the postmaster restarts the
+# whole cluster. PerfMap only connects to a socket that exists. It runs every
+# few seconds while the workers live, so a worker that exits keeps the map of
+# its last dump; code compiled after it shows as unknown. The script fails if
+# the server log of the run shows a server process that ended otherwise than
+# with exit code 0 or 1.
 #
 # Usage: bench/profile.sh [WORKERS [SOURCE]]     defaults: 2, t
 #   same PEP_TMP / PEP_PORT as bench/run.sh [/tmp/pep-bench, 54402]; more
@@ -44,6 +51,10 @@ pm_pid=$(head -n 1 "$PEP_DATA/postmaster.pid")
 work=$PEP_TMP/profile
 rm -rf "$work" "$PEP_OUT/profile"
 mkdir -p "$work"
+# PerfMap runs as the server's OS user: a JVM answers its own user only.
+javac -d "$work" "$bench_dir/PerfMap.java"
+chmod -R a+rX "$work"
+log_start=$(stat -c %s "$PEP_LOG")
 
 opts=$(psql -X -q -At -c "LOAD 'parallel_export_parquet'" -c "SHOW parallel_export_parquet.jvm_options")
 opts="$opts -XX:-DisableAttachMechanism -XX:+PreserveFramePointer -XX:+StartAttachListener -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
@@ -71,9 +82,7 @@ perf_pid=$!
 # JIT symbol maps, every 3 s while the export runs
 while kill -0 "$psql_pid" 2>/dev/null; do
 	sleep 3
-	for p in ${pids//,/ }; do
-		runuser -u postgres -- jcmd "$p" Compiler.perfmap >/dev/null 2>&1 || true
-	done
+	runuser -u postgres -- java -cp "$work" PerfMap ${pids//,/ } >>"$work/perfmap.log" 2>&1 || true
 done
 wait "$psql_pid" || {
 	cat "$work/psql.out" >&2
@@ -81,6 +90,11 @@ wait "$psql_pid" || {
 }
 kill -INT "$perf_pid" 2>/dev/null || true
 wait "$perf_pid" || true
+if tail -c +"$((log_start + 1))" "$PEP_LOG" |
+	grep -E 'exited with exit code [^01]|terminated by signal|terminating any other active server processes'; then
+	echo "profile: a server process crashed during the profile (server log above)" >&2
+	exit 1
+fi
 rm -rf "$PEP_OUT/profile"
 # perf reads a map only when it is owned by the reader or root
 for p in ${pids//,/ }; do

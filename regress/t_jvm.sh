@@ -144,6 +144,9 @@ accepted "-Xmx1g -Xms0 -Xss0 -Xmn1k -XX:+UseSerialGC -XX:+UseSerialGC"
 accepted "-XX:MaxHeapSize=64M -XX:InitialHeapSize=64M -XX:MinHeapSize=1m -XX:ThreadStackSize=1024"
 accepted "-Xms512m -Xmx256m -Xmx1g"
 accepted "-Xcheck:jni -Xrs"
+# Attach stays possible for a diagnosis (bench/profile.sh): refusing it would
+# not keep a SIGQUIT from ending a worker (README, "Attaching a JVM tool").
+accepted "-XX:-DisableAttachMechanism -XX:+StartAttachListener"
 accepted ""
 
 # Set before the library is loaded, a bad value is only a placeholder: the

@@ -7,18 +7,23 @@
 # paused with its part open: hang:0:1), publishing (_SUCCESS in staging,
 # before the rename) and published (after the rename, before the return).
 # The harness waits until pg_stat_activity shows the pause and the disk shows
-# the phase (the premise), then cancels, lets statement_timeout fire, or
-# terminates the caller, and checks the outcome:
-#   before the rename  the client gets the cancel, timeout or termination;
-#                      nothing at the target, no staging, no lock, no LOG
-#                      line, parallel_export_parquet_last() has no export,
-#                      and a retry into the same directory succeeds;
+# the phase (the premise), then cancels, lets statement_timeout fire,
+# terminates the caller, or kills the client (psql, SIGKILL) with
+# client_connection_check_interval set, and checks the outcome:
+#   before the rename  the client gets the cancel, timeout or termination
+#                      (a killed client: the server logs "connection to
+#                      client lost"); nothing at the target, no staging, no
+#                      lock, no LOG line, parallel_export_parquet_last() has
+#                      no export, and a retry into the same directory
+#                      succeeds;
 #   after the rename   the client gets the row count (cancel, timeout) or
 #                      the termination, the target is complete with
 #                      _SUCCESS, the LOG line and parallel_export_parquet_last()
 #                      say so, and a retry fails with "not empty".
 # Always: no parallel worker left, the server answers. A control export of
-# each source without a fault completes first.
+# each source without a fault completes first. A killed client without
+# client_connection_check_interval is not noticed, as for any statement: the
+# export runs to its end and stays published.
 #
 # statement_timeout is generous for the phase: the pause only ends by an
 # interrupt, so if the premise is seen the timeout fired in the pause; if it
@@ -95,6 +100,7 @@ case_phase() {
 	[[ $phase == starting ]] && timeout=2
 	settings="SET parallel_export_parquet.fault_injection = '$fault';"
 	[[ $action == timeout ]] && settings+=" SET statement_timeout = '${timeout}s';"
+	[[ $action == lost ]] && settings+=" SET client_connection_check_interval = '100ms';"
 	log_before=$(wc -l <"$PEP_LOG")
 
 	start_export "$app" "$settings" "SELECT parallel_export_parquet('$source', '$dir', $workers)" \
@@ -108,30 +114,34 @@ case_phase() {
 	case "$action" in
 	cancel) sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null ;;
 	terminate) sql "SELECT pg_terminate_backend($(caller_pid "$app"))" >/dev/null ;;
+	lost) kill -KILL "$pid" ;;
 	esac
 	finish_export "$app"
 	out=$OUT
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
 
-	local expect logged=1
+	local expect logged=1 seen=$out
 	case "$action" in
 	cancel) expect="canceling statement due to user request" ;;
 	timeout) expect="canceling statement due to statement timeout" ;;
 	terminate) expect="terminating connection due to administrator command" ;;
+	lost) expect="FATAL:  connection to client lost" seen=$(tail -n +"$((log_before + 1))" "$PEP_LOG") ;;
 	esac
 	tail -n +"$((log_before + 1))" "$PEP_LOG" | grep -q "exported $ROWS rows of .* to \"$dir\"" || logged=0
 
 	if [[ $phase != published ]]; then
-		grep -q "$expect" <<<"$out" && ! grep -qx "$ROWS" <<<"$out"
-		ok $? "$phase $action: the client got \"$expect\"" "$out"
+		grep -q "$expect" <<<"$seen" && ! grep -qx "$ROWS" <<<"$out"
+		ok $? "$phase $action: $([[ $action == lost ]] && echo "the server logged" || echo "the client got") \"$expect\"" "$seen"
 		assert_clean "$dir" "$phase $action"
 		[[ $logged == 0 ]]
 		ok $? "$phase $action: no LOG line claims the export"
-		if [[ $action != terminate ]]; then
+		if [[ $action == cancel || $action == timeout ]]; then
 			grep -qx "last none" <<<"$out"
 			ok $? "$phase $action: parallel_export_parquet_last() has no export" "$out"
 		fi
-		export_ok "$source" "$dir" "$workers" "$ROWS" "$phase $action: retry into the same directory succeeds"
+		# A lost client's cleanup is the terminate's: its retry adds nothing.
+		[[ $action == lost ]] ||
+			export_ok "$source" "$dir" "$workers" "$ROWS" "$phase $action: retry into the same directory succeeds"
 		return
 	fi
 
@@ -153,15 +163,41 @@ case_phase() {
 	ok $? "$phase $action: retry fails with \"not empty\"" "$out"
 }
 
+# The client is killed mid-export and no client_connection_check_interval
+# is set: nothing tells the server, so the export runs to its end and is
+# published; the server learns of it only when it sends the result.
+case_lost_unnoticed() {
+	local dir="$WORK/lost-unnoticed" app="pep_ph_lost_unnoticed" pid rc=0 log_before
+	log_before=$(wc -l <"$PEP_LOG")
+	start_export "$app" "" "SELECT parallel_export_parquet('pep_ph', '$dir', 2)"
+	pid=$(cat "$WORK/$app.pid")
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+		WHERE l.application_name = '$app' AND w.backend_type = 'parallel worker'\") -ge 1 ]]"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || rc=$?
+	[[ $rc == 137 && ! -e "$dir/_SUCCESS" ]]
+	ok $? "lost unnoticed: premise: the client was killed while the workers ran (status $rc)"
+	wait_until "tail -n +$((log_before + 1)) '$PEP_LOG' | grep -q 'exported $ROWS rows of public.pep_ph to \"$dir\"'"
+	ok $? "lost unnoticed: the export ran to its end and logged it"
+	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
+	assert_whole "$dir" "$ROWS" "$ROWS" "lost unnoticed: the export is published and whole"
+	[[ -z "$(live_workers)" ]]
+	ok $? "lost unnoticed: no worker left" "$(live_workers)"
+}
+
 tmp_before=$(tmp_files)
 setup
 case_check_hook
 for phase in starting writing publishing published; do
-	for action in cancel timeout terminate; do
+	for action in cancel timeout terminate lost; do
 		[[ "$phase $action" =~ ${PEP_PHASES_ONLY:-.} ]] || continue
+		# Held interrupts end the published pause only by a cancel or a
+		# terminate: a lost client is found by the interrupt check itself.
+		[[ "$phase $action" == "published lost" ]] && continue
 		case_phase "$phase" "$action"
 	done
 done
+[[ "lost unnoticed" =~ ${PEP_PHASES_ONLY:-.} ]] && case_lost_unnoticed
 rm -rf "$WORK"
 assert_no_new_tmp "$tmp_before" "the phases"
 tap_done
