@@ -560,9 +560,10 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 
 	/*
 	 * What the workers' JVM needs is checked before anything is created: a
-	 * missing jar or libjvm fails the call with nothing to clean up.
+	 * missing jar or libjvm fails the call with nothing to clean up.  Their
+	 * JIT follows the values each is expected to encode (pep_java.c).
 	 */
-	pep_java_prepare(&ex->jvm);
+	pep_java_prepare(&ex->jvm, src->rows * src->ncolumns / nworkers);
 
 	/* Guard first: a rejected target is never reached by the cleanup. */
 	if (pep_s3_is_target(directory))

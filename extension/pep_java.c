@@ -18,6 +18,20 @@
  * the sweep call pep_java_prepare first and hand its result to their
  * workers in the DSM; a worker starts its JVM from it with pep_jvm_start.
  *
+ * The JIT is chosen here too, from the size of a worker's share of the
+ * export as the planner estimates it.  HotSpot's tiered JIT spends a fixed
+ * amount of CPU compiling the hot paths with C2, which pays back only over
+ * many values: below PEP_C1_ONLY_VALUES values (rows times columns) per
+ * worker, C1's code, quicker to make but slower per value, costs less in
+ * all, and the workers get -XX:TieredStopAtLevel=1 (bench/results/startup.md,
+ * "C1 only for small exports").  The threshold sits at half the measured
+ * crossover, because the two mistakes are not alike: C2 where C1 would have
+ * done costs at most C2's fixed compilation, C1 where C2 would have paid
+ * costs a share of every value, and an estimate can be far too low.  The
+ * user's own choice of tiers in jvm_options always wins: the flag is then
+ * left out, and it comes before the user's options anyway, so that of
+ * repeated options the user's, later, win.
+ *
  * IDENTIFICATION
  *	  extension/pep_java.c
  *
@@ -34,8 +48,55 @@
 #include "pep_guc.h"
 #include "pep_java.h"
 
+/*
+ * Values per worker, estimated, below which the worker's JIT is C1 only:
+ * the crossover measured on the benchmark tables (about 10 million), halved.
+ */
+#define PEP_C1_ONLY_VALUES	(5.0 * 1000 * 1000)
+
+/*
+ * Options that choose which JIT tiers run.  Entries ending in "=" match
+ * whatever value follows.
+ */
+static const char *const pep_jit_options[] =
+{
+	"-XX:TieredStopAtLevel=",
+	"-XX:+TieredCompilation",
+	"-XX:-TieredCompilation",
+	"-XX:CompilationMode=",
+	"-XX:+UseCompiler",
+	"-XX:-UseCompiler",
+	"-Xint",
+	"-Xcomp",
+	"-Xmixed",
+};
+
+/* Does jvm_options choose the JIT's tiers itself? */
+static bool
+pep_user_chose_jit(const char *user_options)
+{
+	char	   *copy = pstrdup(user_options);
+	char	   *save = NULL;
+	bool		chose = false;
+
+	for (char *tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok && !chose;
+		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
+	{
+		for (int i = 0; i < lengthof(pep_jit_options) && !chose; i++)
+		{
+			const char *option = pep_jit_options[i];
+			size_t		len = strlen(option);
+
+			chose = option[len - 1] == '=' ? strncmp(tok, option, len) == 0 :
+				strcmp(tok, option) == 0;
+		}
+	}
+	pfree(copy);
+	return chose;
+}
+
 void
-pep_java_prepare(PEPJvmConfig *config)
+pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 {
 	char		share[MAXPGPATH];
 	char	   *jar;
@@ -83,6 +144,10 @@ pep_java_prepare(PEPJvmConfig *config)
 						 share, PEP_EXTENSION_NAME);
 	/* JDK 22 and later warn in the server log at every native codec load without it. */
 	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
+	/* C1 only for a small share (see the header), before the user's options. */
+	if (values_per_worker >= 0 && values_per_worker < PEP_C1_ONLY_VALUES &&
+		!pep_user_chose_jit(pep_jvm_options))
+		appendStringInfoString(&options, "-XX:TieredStopAtLevel=1 ");
 	appendStringInfoString(&options, pep_jvm_options);
 
 	pep_jvm_check(config, pep_libjvm_path, jar, options.data);

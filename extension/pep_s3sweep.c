@@ -250,7 +250,7 @@ pep_s3_sweep(PG_FUNCTION_ARGS)
 	pep_s3_target_resolve(&target, text_to_cstring(PG_GETARG_TEXT_PP(0)),
 						  PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	/* Before the ledger file is locked, as an export checks it (pep_java.c). */
-	pep_java_prepare(&jvm);
+	pep_java_prepare(&jvm, PEP_JAVA_NO_ESTIMATE);
 
 	if (pep_s3ledger_open(&ledger, &target, false))
 	{

@@ -36,6 +36,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "optimizer/plancat.h"
 #include "parser/parsetree.h"
 #include "parser/parser.h"
 #include "rewrite/rewriteHandler.h"
@@ -281,6 +282,7 @@ pep_plan_query(PEPSource *src)
 
 	/* Planned without CURSOR_OPT_PARALLEL_OK: the leader runs it in parallel mode. */
 	src->plan = pg_plan_query(query, src->query, 0, NULL);
+	src->rows = src->plan->planTree->plan_rows;
 	error_context_stack = errcallback.previous;
 
 	desc = ExecCleanTypeFromTL(src->plan->planTree->targetlist);
@@ -443,8 +445,14 @@ pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 		foreach(lc, src->leaves)
 		{
 			Relation	leaf = table_open(lfirst_oid(lc), NoLock);
+			BlockNumber pages;
+			double		tuples;
+			double		allvisfrac;
 
 			src->pages += RelationGetNumberOfBlocks(leaf);
+			/* The planner's estimate of SELECT * FROM leaf: statistics scaled to today's size. */
+			estimate_rel_size(leaf, NULL, &pages, &tuples, &allvisfrac);
+			src->rows += tuples;
 			table_close(leaf, NoLock);
 		}
 		pep_columns_from_rel(src, rel);

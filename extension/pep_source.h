@@ -23,6 +23,7 @@ typedef struct PEPSource
 	Oid			relid;			/* relation whose heaps are scanned, or InvalidOid */
 	List	   *leaves;			/* OIDs of the heaps scanned, in order */
 	BlockNumber pages;			/* their total size, for the automatic worker count */
+	double		rows;			/* the planner's estimate of the rows it yields */
 	int			parallel_workers;	/* the relation's parallel_workers option, or -1 */
 	char	   *query;			/* SQL the leader runs, for streamed sources */
 	PlannedStmt *plan;			/* its plan */

@@ -16,6 +16,8 @@
 #   - through all of it, no crash restart: the checkpointer's PID and a
 #     witness session survive, and the server log shows no worker killed by
 #     a signal;
+#   - a worker expected to encode few values compiles with C1 only, one
+#     expected to encode many keeps C2, and the user's JIT options win;
 #   - rows of 1, 2, 10 and 50 MB export with the default heap, and a row too
 #     big for the heap fails with SQLSTATE 53200, the OutOfMemoryError in the
 #     detail and a hint naming the setting, also when the heap runs out while
@@ -50,6 +52,7 @@ witness() {
 }
 
 sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
+	DROP FUNCTION IF EXISTS pep_jvm_many();
 	DROP TABLE IF EXISTS pep_jvm_t;
 	CREATE TABLE pep_jvm_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 1000) AS g" >/dev/null
 
@@ -333,6 +336,65 @@ for off in -Xshare:off -XX:-UseCompressedOops; do
 		"$out $(grep -E 'warning|error' "$WORK/classes-pep_jvm_t.log" | head -n 5)"
 done
 
+# --- The JIT (pep_java.c): a worker expected to encode few values (rows x
+# columns, the planner's estimate) compiles with C1 only, one expected to
+# encode many keeps the tiered JIT with C2, and a tier option in jvm_options
+# is the user's choice, never overridden. The worker's JVM logs the compiler
+# threads it starts: "C1 CompilerThread0", "C2 CompilerThread0".
+# compilers SOURCE [OPTIONS]: a 1-worker export of SOURCE with OPTIONS after
+# the defaults; sets $c to the compilers whose threads its JVM started ("C1",
+# "C1 C2", ...), empty if the export failed, and $out to what psql printed.
+compilers() {
+	rm -rf "$WORK/jit.log" "$WORK/jit"
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults ${2:-} -Xlog:jit+thread=debug:file=$WORK/jit.log'" \
+		-c "SELECT parallel_export_parquet('$1', '$WORK/jit', 1)")
+	c=""
+	[[ "$out" =~ ^[0-9]+$ ]] &&
+		c=$(grep -o 'compiler thread C[12] ' "$WORK/jit.log" | awk '{ print $3 }' | sort -u | paste -sd' ')
+}
+# A table whose statistics say it holds 10^9 rows (what ANALYZE of a big
+# table would have left), and a function the planner is told returns 10^9
+# rows; both yield pep_jvm_t's 1000 rows.
+sql "DROP TABLE IF EXISTS pep_jvm_big; DROP FUNCTION IF EXISTS pep_jvm_many();
+	CREATE TABLE pep_jvm_big AS SELECT * FROM pep_jvm_t;
+	ANALYZE pep_jvm_big;
+	UPDATE pg_class SET reltuples = 1e9 WHERE oid = 'pep_jvm_big'::regclass;
+	CREATE FUNCTION pep_jvm_many() RETURNS SETOF pep_jvm_t LANGUAGE plpgsql ROWS 1000000000
+		AS 'BEGIN RETURN QUERY SELECT * FROM pep_jvm_t; END'" >/dev/null
+estimate() {
+	sql "EXPLAIN (FORMAT JSON) $1" | sed -n 's/.*"Plan Rows": \([0-9]*\).*/\1/p' | head -n 1
+}
+big_table=$(estimate "SELECT * FROM pep_jvm_big")
+big_query=$(estimate "SELECT * FROM pep_jvm_many()")
+small=$(estimate "SELECT * FROM pep_jvm_t")
+[[ "${big_table:-0}" -ge 1000000000 && "${big_query:-0}" -ge 1000000000 && "${small:-1000000}" -le 100000 ]]
+ok $? "premise: the planner estimates 10^9 rows for pep_jvm_big and pep_jvm_many(), at most 10^5 for pep_jvm_t" \
+	"pep_jvm_big $big_table, pep_jvm_many() $big_query, pep_jvm_t $small"
+compilers pep_jvm_t
+[[ "$c" == C1 ]]
+ok $? "a small table's worker compiles with C1 only" "compilers: '$c' $out"
+compilers "SELECT * FROM pep_jvm_t WHERE id <= 10"
+[[ "$c" == C1 ]]
+ok $? "a small query's worker compiles with C1 only" "compilers: '$c' $out"
+compilers pep_jvm_big
+[[ "$c" == "C1 C2" ]]
+ok $? "control: a worker of a table estimated at 10^9 rows keeps the tiered JIT (C1 and C2)" "compilers: '$c' $out"
+compilers "SELECT * FROM pep_jvm_many()"
+[[ "$c" == "C1 C2" ]]
+ok $? "control: so does one of a query estimated at 10^9 rows" "compilers: '$c' $out"
+# The user's tier options win. After an added -XX:TieredStopAtLevel=1,
+# -XX:+TieredCompilation and -XX:CompilationMode=high-only would still give
+# C1 only, so none is added; -XX:TieredStopAtLevel=4 would also win by
+# coming after it.
+for user in -XX:+TieredCompilation -XX:CompilationMode=high-only -XX:TieredStopAtLevel=4; do
+	want="C1 C2"
+	[[ "$user" == -XX:CompilationMode=high-only ]] && want=C2
+	compilers pep_jvm_t "$user"
+	[[ "$c" == "$want" ]]
+	ok $? "with $user in jvm_options a small table's worker runs the user's JIT ($want)" "compilers: '$c' $out"
+done
+
 # --- No crash restart through all of it.
 [[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]
 ok $? "the witness session and the checkpointer survived (no crash restart)"
@@ -344,5 +406,6 @@ out=$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/after', 1)")
 [[ "$out" == 1000 ]]
 ok $? "control: afterwards the default options export again" "$out"
 
-sql "DROP TABLE pep_jvm_t, pep_jvm_wide, pep_jvm_nested; DROP TYPE pep_jvm_pair, pep_jvm_mood" >/dev/null
+sql "DROP FUNCTION pep_jvm_many(); DROP TABLE pep_jvm_t, pep_jvm_wide, pep_jvm_nested, pep_jvm_big;
+	DROP TYPE pep_jvm_pair, pep_jvm_mood" >/dev/null
 tap_done
