@@ -73,6 +73,7 @@ pep_put_datum(PEPPlace place, Datum value, char *dst)
 			Assert(false);
 	}
 }
+
 extern void pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst);
 extern const char *pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len);
 
