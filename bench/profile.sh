@@ -126,7 +126,7 @@ set +o pipefail
 		/\[JIT\]/ && name ~ /ColumnWriterBase|ColumnWriteStore|ColumnWriterV[12]|ColumnValueCollector/ { k = "Java: parquet-java column writers (per-value calls)" }
 		/\[JIT\]/ && name ~ /RunLengthBitPacking|BitPacking|DevNullValuesWriter/ { k = "Java: level and id encoding (RLE, bit-packing)" }
 		/\[JIT\]/ && name ~ /[Dd]ictionary|Fallback|OpenHashMap/ { k = "Java: dictionary encoding" }
-		/\[JIT\]/ && name ~ /Plain|LittleEndian|CapacityByteArrayOutputStream|BytesInput|ByteBuffer|\.Binary/ { k = "Java: plain encoding, page buffers, copies" }
+		/\[JIT\]/ && name ~ /Plain|LittleEndian|CapacityByteArrayOutputStream|BytesInput|ByteBuffer|\.Binary[.$]/ { k = "Java: plain encoding, page buffers, copies" }
 		/\[JIT\]/ && name ~ /Statistics|Comparator|ColumnIndex|OffsetIndex/ { k = "Java: statistics and column index" }
 		/\[JIT\]/ && name ~ /RecyclingAllocator/ { k = "allocation (JVM, page buffers, libc memset)" }
 		/\[JIT\]/ && name ~ /ParquetFileWriter|SyncingOutputFile|FileChannel|ColumnChunkPageWriteStore|MultipartOutputFile/ { k = "Java: page and file output" }

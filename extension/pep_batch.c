@@ -5,7 +5,9 @@
  *
  * Each column of a batch gets a null byte per row and a values area; the
  * values themselves are encoded by pep_values.c (flat columns) and
- * pep_nested.c (arrays and composites, into the var area).
+ * pep_nested.c (arrays and composites, into the var area), except the
+ * common fixed kinds that are their Datum's bytes (pep_value_place), which
+ * pep_batch_add_row stores itself, without a call per value.
  *
  * A row whose variable width values do not fit in the var area is not
  * added: the caller flushes the batch and adds it again, and a row that
@@ -45,7 +47,7 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 	batch->null_offsets = palloc(sizeof(int) * ncolumns);
 	batch->value_offsets = palloc(sizeof(int) * ncolumns);
 	batch->value_widths = palloc(sizeof(int) * ncolumns);
-	batch->var_kinds = palloc(sizeof(bool) * ncolumns);
+	batch->places = palloc(sizeof(uint8) * ncolumns);
 	batch->trees = palloc(sizeof(PEPNode *) * ncolumns);
 	initStringInfo(&batch->scratch);
 
@@ -58,7 +60,6 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 		batch->value_offsets[c] = (int) cursor;
 		/* looked up once here, not for every value in pep_batch_add_row */
 		batch->value_widths[c] = pep_kind_width(col->kind);
-		batch->var_kinds[c] = pep_kind_is_var(col->kind);
 		cursor = PEP_ALIGN(cursor + (Size) capacity * batch->value_widths[c]);
 
 		batch->trees[c] = pep_resolve_tree(col->name, col->typid, col->typmod, col->ndims,
@@ -68,6 +69,7 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("type of column \"%s\" changed during the export", col->name)));
+		batch->places[c] = (uint8) pep_value_place(batch->trees[c]);
 	}
 	batch->var_start = cursor;
 	batch->size = cursor + PEP_VAR_AREA_INITIAL;
@@ -99,6 +101,39 @@ pep_batch_reset(PEPBatch *batch)
 	batch->var_used = 0;
 }
 
+/*
+ * Copy a variable width value into the var area and point dst at it; false
+ * when it does not fit.
+ */
+static bool
+pep_batch_put_var(PEPBatch *batch, const PEPColumn *col, const PEPNode *node, Datum value,
+				  char *dst)
+{
+	Size		len;
+	const char *bytes;
+	Size		at;
+	int32		pair[2];
+
+	if (node->form == PEP_FORM_NESTED)
+	{
+		resetStringInfo(&batch->scratch);
+		pep_nested_serialize(&batch->scratch, node, value, col->name);
+		bytes = batch->scratch.data;
+		len = batch->scratch.len;
+	}
+	else
+		bytes = pep_leaf_bytes(node, col->name, value, &len);
+	at = batch->var_start + batch->var_used;
+	if (len > batch->size - at)
+		return false;
+	memcpy(batch->buf + at, bytes, len);
+	pair[0] = (int32) at;
+	pair[1] = (int32) len;
+	memcpy(dst, pair, sizeof(pair));
+	batch->var_used += len;
+	return true;
+}
+
 bool
 pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 {
@@ -111,6 +146,7 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 		const PEPColumn *col = &batch->columns[c];
 		const PEPNode *node = batch->trees[c];
 		char	   *nullp = batch->buf + batch->null_offsets[c] + r;
+		char	   *dst = batch->buf + batch->value_offsets[c] + (Size) r * batch->value_widths[c];
 		Datum		value = values[col->attidx];
 
 		if (isnull[col->attidx])
@@ -120,37 +156,26 @@ pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 		}
 		*nullp = 0;
 
-		if (batch->var_kinds[c])
+		switch ((PEPPlace) batch->places[c])
 		{
-			Size		len;
-			const char *bytes;
-			Size		at;
-			int32		pair[2];
-
-			if (node->form == PEP_FORM_NESTED)
-			{
-				resetStringInfo(&batch->scratch);
-				pep_nested_serialize(&batch->scratch, node, value, col->name);
-				bytes = batch->scratch.data;
-				len = batch->scratch.len;
-			}
-			else
-				bytes = pep_leaf_bytes(node, col->name, value, &len);
-			at = batch->var_start + batch->var_used;
-			if (len > batch->size - at)
-			{
-				batch->var_used = var_mark;
-				return false;
-			}
-			memcpy(batch->buf + at, bytes, len);
-			pair[0] = (int32) at;
-			pair[1] = (int32) len;
-			memcpy(batch->buf + batch->value_offsets[c] + (Size) r * PEP_VAR_SLOT_WIDTH, pair, sizeof(pair));
-			batch->var_used += len;
+			case PEP_PLACE_BOOL:
+			case PEP_PLACE_DATUM2:
+			case PEP_PLACE_DATUM4:
+			case PEP_PLACE_DATUM8:
+				/* inlined: the common fixed kinds cost no call per value */
+				pep_put_datum((PEPPlace) batch->places[c], value, dst);
+				break;
+			case PEP_PLACE_ENCODE:
+				pep_put_fixed(node, col->name, value, dst);
+				break;
+			case PEP_PLACE_VAR:
+				if (!pep_batch_put_var(batch, col, node, value, dst))
+				{
+					batch->var_used = var_mark;
+					return false;
+				}
+				break;
 		}
-		else
-			pep_put_fixed(node, col->name, value,
-						  batch->buf + batch->value_offsets[c] + (Size) r * batch->value_widths[c]);
 	}
 	batch->nrows++;
 	return true;

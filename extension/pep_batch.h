@@ -30,7 +30,7 @@ typedef struct PEPBatch
 	int		   *null_offsets;	/* per column: offset of its null bytes */
 	int		   *value_offsets;	/* per column: offset of its values */
 	int		   *value_widths;	/* per column: bytes per row of its values */
-	bool	   *var_kinds;		/* per column: is its kind variable width */
+	uint8	   *places;			/* per column: its PEPPlace */
 	PEPNode   **trees;			/* per column: its type tree */
 	StringInfoData scratch;		/* a nested value being serialized */
 	char	   *buf;			/* the buffer Java reads */

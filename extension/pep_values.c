@@ -72,6 +72,36 @@ pep_refuse_infinite(const char *column, const char *what)
 }
 
 /*
+ * How a flat column of node's kind is placed in a batch: pep_put_fixed
+ * stores these kinds with pep_put_datum too, so both write the same bytes.
+ * A float8 converted from numeric needs pep_put_fixed.
+ */
+PEPPlace
+pep_value_place(const PEPNode *node)
+{
+	if (pep_kind_is_var(node->kind))
+		return PEP_PLACE_VAR;
+	switch (node->kind)
+	{
+		case PEP_KIND_BOOL:
+			return PEP_PLACE_BOOL;
+		case PEP_KIND_INT16:
+			return PEP_PLACE_DATUM2;
+		case PEP_KIND_INT32:
+		case PEP_KIND_UINT32:
+		case PEP_KIND_FLOAT32:
+			return PEP_PLACE_DATUM4;
+		case PEP_KIND_INT64:
+		case PEP_KIND_TIME:
+			return PEP_PLACE_DATUM8;
+		case PEP_KIND_FLOAT64:
+			return node->basetypid == NUMERICOID ? PEP_PLACE_ENCODE : PEP_PLACE_DATUM8;
+		default:
+			return PEP_PLACE_ENCODE;
+	}
+}
+
+/*
  * Write one fixed width value of node's kind at dst (pep_kind_width bytes).
  * column names the exported column in errors.
  */
@@ -81,37 +111,20 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 	switch (node->kind)
 	{
 		case PEP_KIND_BOOL:
-			*dst = DatumGetBool(value) ? 1 : 0;
+			pep_put_datum(PEP_PLACE_BOOL, value, dst);
 			break;
 		case PEP_KIND_INT16:
-			{
-				int16		v = DatumGetInt16(value);
-
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+			pep_put_datum(PEP_PLACE_DATUM2, value, dst);
+			break;
 		case PEP_KIND_INT32:
-			{
-				int32		v = DatumGetInt32(value);
-
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
 		case PEP_KIND_UINT32:
-			{
-				uint32		v = DatumGetObjectId(value);
-
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+		case PEP_KIND_FLOAT32:
+			pep_put_datum(PEP_PLACE_DATUM4, value, dst);
+			break;
 		case PEP_KIND_INT64:
 		case PEP_KIND_TIME:
-			{
-				int64		v = DatumGetInt64(value);
-
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+			pep_put_datum(PEP_PLACE_DATUM8, value, dst);
+			break;
 		case PEP_KIND_TIMETZ:
 			{
 				TimeTzADT  *t = DatumGetTimeTzADTP(value);
@@ -127,23 +140,12 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 				memcpy(dst, &v, sizeof(v));
 				break;
 			}
-		case PEP_KIND_FLOAT32:
-			{
-				float4		v = DatumGetFloat4(value);
-
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
 		case PEP_KIND_FLOAT64:
-			{
-				/* numeric only arrives here when the caller chose DOUBLE for it */
-				float8		v = node->basetypid == NUMERICOID ?
-					DatumGetFloat8(DirectFunctionCall1(numeric_float8, value)) :
-					DatumGetFloat8(value);
-
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+			/* numeric only arrives here when the caller chose DOUBLE for it */
+			if (node->basetypid == NUMERICOID)
+				value = DirectFunctionCall1(numeric_float8, value);
+			pep_put_datum(PEP_PLACE_DATUM8, value, dst);
+			break;
 		case PEP_KIND_DATE:
 			{
 				DateADT		d = DatumGetDateADT(value);

@@ -16,6 +16,64 @@
 
 #include "pep_types.h"
 
+/*
+ * How pep_batch_add_row places a flat column's value (pep_value_place): in
+ * the var area, as the low 1, 2, 4 or 8 bytes of its Datum with nothing to
+ * convert or check (stored in the batch itself, no call per value), or
+ * through pep_put_fixed.
+ */
+typedef enum PEPPlace
+{
+	PEP_PLACE_VAR,
+	PEP_PLACE_BOOL,
+	PEP_PLACE_DATUM2,
+	PEP_PLACE_DATUM4,
+	PEP_PLACE_DATUM8,
+	PEP_PLACE_ENCODE
+} PEPPlace;
+
+extern PEPPlace pep_value_place(const PEPNode *node);
+
+/*
+ * Store a value of a BOOL or DATUM place at dst: the bytes pep_put_fixed
+ * writes for the kinds of that place.  An int4, oid or float4 Datum holds
+ * its 4 bytes as an int32 (Float4GetDatum), an int8, time or float8 Datum
+ * its 8 bytes as an int64 (Float8GetDatum, by value or not).
+ */
+static inline void
+pep_put_datum(PEPPlace place, Datum value, char *dst)
+{
+	switch (place)
+	{
+		case PEP_PLACE_BOOL:
+			*dst = DatumGetBool(value) ? 1 : 0;
+			break;
+		case PEP_PLACE_DATUM2:
+			{
+				int16		v = DatumGetInt16(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_PLACE_DATUM4:
+			{
+				int32		v = DatumGetInt32(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		case PEP_PLACE_DATUM8:
+			{
+				int64		v = DatumGetInt64(value);
+
+				memcpy(dst, &v, sizeof(v));
+				break;
+			}
+		default:
+			Assert(false);
+	}
+}
+
 extern void pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst);
 extern const char *pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len);
 

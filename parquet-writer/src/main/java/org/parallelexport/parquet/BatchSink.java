@@ -55,6 +55,8 @@ public final class BatchSink {
   static final String MESSAGE_NAME = "schema";
 
   private final ValueWriter[] writers;
+  // The heap copy of each slice's var bytes that the writers read text and bytes from.
+  private final VarBytes varBytes;
   private final MessageType schema;
   private final Map<String, String> metadata;
   private final SinkOptions options;
@@ -98,11 +100,13 @@ public final class BatchSink {
 
   private BatchSink(
       ValueWriter[] writers,
+      VarBytes varBytes,
       MessageType schema,
       Map<String, String> metadata,
       SinkOptions options,
       int capacityRows) {
     this.writers = writers;
+    this.varBytes = varBytes;
     this.schema = schema;
     this.metadata = metadata;
     this.options = options;
@@ -222,6 +226,7 @@ public final class BatchSink {
 
     List<Column> columns = new ArrayList<>(n);
     ValueWriter[] writers = new ValueWriter[n];
+    VarBytes varBytes = new VarBytes();
     List<Type> fields = new ArrayList<>(n);
     Set<String> seen = new HashSet<>();
     int nodes = nodeNames.length;
@@ -264,7 +269,7 @@ public final class BatchSink {
         throw new IllegalArgumentException("column name \"" + column.name + "\" is used twice");
       }
       columns.add(column);
-      writers[c] = ValueWriters.create(column);
+      writers[c] = ValueWriters.create(column, varBytes);
       fields.add(writers[c].parquetType);
     }
     if (next[0] != nodes) {
@@ -274,6 +279,7 @@ public final class BatchSink {
     BatchSink sink =
         new BatchSink(
             writers,
+            varBytes,
             new MessageType(MESSAGE_NAME, fields),
             FileMetadata.of(columns, parsed),
             parsed,
@@ -440,6 +446,7 @@ public final class BatchSink {
           new PartWriter(
               file,
               writers,
+              varBytes,
               schema,
               metadata,
               properties,

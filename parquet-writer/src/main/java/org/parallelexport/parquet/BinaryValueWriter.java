@@ -3,13 +3,15 @@
  * the factory picks the annotation (STRING, JSON, none, ENUM).
  *
  * The value area holds an (offset, length) pair per row pointing into the buffer's var area. The
- * bytes are copied into a reused array because the C side overwrites the buffer with the next
- * batch while parquet may still hold the value: the dictionary and the statistics copy a "reused"
- * Binary when they keep it, and the plain encoder writes an array-backed Binary without another
- * copy. A Binary over the direct buffer itself would be copied by the plain encoder anyway. A
- * value larger than 64 kB gets an array of its own instead, which parquet keeps without copying.
+ * C side overwrites the buffer with the next batch while parquet may still hold the value, so a
+ * value reaches parquet as a "reused" Binary over a heap copy: the slice's copy in VarBytes (which
+ * says why that is safe and why not the direct buffer itself), or, for a slice too wide to copy
+ * whole, this writer's scratch array. A value larger than 64 kB gets an array of its own instead,
+ * which parquet keeps without copying.
  */
 package org.parallelexport.parquet;
+
+import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.Binary;
@@ -18,14 +20,24 @@ import org.apache.parquet.schema.PrimitiveType;
 final class BinaryValueWriter extends VarWidthValueWriter {
   // Above this many bytes a value is not copied through the scratch array (see writeBytes).
   private static final int LARGE_VALUE = 64 * 1024;
+  private final VarBytes varBytes;
   private byte[] scratch = new byte[256];
 
-  BinaryValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
+  BinaryValueWriter(Column column, PrimitiveType parquetType, Levels levels, VarBytes varBytes) {
     super(column, parquetType, levels);
+    this.varBytes = requireNonNull(varBytes, "varBytes is null");
+    varBytes.addReader();
   }
 
   @Override
   void writeBytes(ByteBuffer buffer, int offset, int length, int rep) {
+    if (length <= LARGE_VALUE && varBytes.holds(offset, length)) {
+      out.write(
+          Binary.fromReusedByteArray(varBytes.bytes(), varBytes.index(offset), length),
+          rep,
+          definition);
+      return;
+    }
     if (length > LARGE_VALUE) {
       // A large value gets an array of its own, passed as constant: the statistics (min and max)
       // and the dictionary then keep this array instead of copying a reused one, three copies

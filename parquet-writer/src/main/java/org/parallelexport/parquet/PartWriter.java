@@ -47,6 +47,8 @@ final class PartWriter {
   static final int SLICE_ROWS = 128;
 
   private final ValueWriter[] writers;
+  // Where the writers read the current slice's text and bytes (see VarBytes).
+  private final VarBytes varBytes;
   private final MessageType schema;
   private final Map<String, String> metadata;
   // The sink's settings, plus the dictionary turned off for the columns that dropped theirs.
@@ -59,6 +61,9 @@ final class PartWriter {
   private final long fixedRowBytes;
   private final int[] varNulls;
   private final int[] varSlots;
+  // The buffer positions [varFrom, varTo) that the values of the slice sliceEnd cut lie within.
+  private int varFrom;
+  private int varTo;
 
   private ColumnChunkPageWriteStore pages;
   private FallbackWatch fallbacks;
@@ -71,6 +76,7 @@ final class PartWriter {
   PartWriter(
       OutputFile out,
       ValueWriter[] writers,
+      VarBytes varBytes,
       MessageType schema,
       Map<String, String> metadata,
       ParquetProperties properties,
@@ -78,6 +84,7 @@ final class PartWriter {
       SinkOptions options)
       throws IOException {
     this.writers = requireNonNull(writers, "writers is null");
+    this.varBytes = requireNonNull(varBytes, "varBytes is null");
     this.schema = requireNonNull(schema, "schema is null");
     this.metadata = requireNonNull(metadata, "metadata is null");
     this.properties = requireNonNull(properties, "properties is null");
@@ -121,6 +128,7 @@ final class PartWriter {
     int from = 0;
     while (from < rows) {
       int to = sliceEnd(buffer, from, rows);
+      varBytes.load(buffer, varFrom, varTo);
       for (ValueWriter writer : writers) {
         writer.writeRows(buffer, from, to);
       }
@@ -239,23 +247,34 @@ final class PartWriter {
   /**
    * The end of the next slice from {@code from}: at most SLICE_ROWS rows, no further than the row
    * group's row limit, and no more rows than the row group's remaining bytes hold (always one at
-   * least).
+   * least). Sets varFrom and varTo around the var values of the slice's rows (of one more row when
+   * the bytes cut it short).
    */
   private int sliceEnd(ByteBuffer buffer, int from, int rows) {
     int end = Math.min(rows, from + Math.min(SLICE_ROWS, rowGroupRows - groupRows));
     long room = rowGroupBytes - buffered;
     long bytes = 0;
+    int low = Integer.MAX_VALUE;
+    int high = 0;
     for (int row = from; row < end; row++) {
       bytes += fixedRowBytes;
       for (int v = 0; v < varSlots.length; v++) {
         if (buffer.get(varNulls[v] + row) == 0) {
-          bytes += buffer.getInt(varSlots[v] + row * 8 + 4);
+          int slot = varSlots[v] + row * ColumnKind.VAR_SLOT_WIDTH;
+          int offset = buffer.getInt(slot);
+          int length = buffer.getInt(slot + 4);
+          bytes += length;
+          low = Math.min(low, offset);
+          high = Math.max(high, offset + length);
         }
       }
       if (bytes > room && row > from) {
-        return row;
+        end = row;
+        break;
       }
     }
+    varFrom = low;
+    varTo = high;
     return end;
   }
 }

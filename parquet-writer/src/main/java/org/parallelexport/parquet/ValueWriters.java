@@ -43,12 +43,15 @@ final class ValueWriters {
     return Types.optional(type).columnOrder(ColumnOrder.typeDefined()).named(name);
   }
 
-  /** The writer of a top-level column. */
-  static ValueWriter create(Column column) {
-    return create(column, ValueWriter.Levels.column(column.name));
+  /**
+   * The writer of a top-level column; the variable-width kinds read their values through {@code
+   * varBytes}, which the part writer loads before each slice of rows.
+   */
+  static ValueWriter create(Column column, VarBytes varBytes) {
+    return create(column, ValueWriter.Levels.column(column.name), varBytes);
   }
 
-  private static ValueWriter create(Column column, ValueWriter.Levels levels) {
+  private static ValueWriter create(Column column, ValueWriter.Levels levels, VarBytes varBytes) {
     String name = column.name;
     switch (column.kind) {
       case ColumnKind.BOOL:
@@ -86,14 +89,16 @@ final class ValueWriters {
         return new BinaryValueWriter(
             column,
             Types.optional(BINARY).as(LogicalTypeAnnotation.stringType()).named(name),
-            levels);
+            levels,
+            varBytes);
       case ColumnKind.JSON:
         return new BinaryValueWriter(
             column,
             Types.optional(BINARY).as(LogicalTypeAnnotation.jsonType()).named(name),
-            levels);
+            levels,
+            varBytes);
       case ColumnKind.BYTES:
-        return new BinaryValueWriter(column, Types.optional(BINARY).named(name), levels);
+        return new BinaryValueWriter(column, Types.optional(BINARY).named(name), levels, varBytes);
       case ColumnKind.DATE:
         return new Int32ValueWriter(
             column, Types.optional(INT32).as(LogicalTypeAnnotation.dateType()).named(name), levels);
@@ -128,7 +133,8 @@ final class ValueWriters {
         return new BinaryValueWriter(
             column,
             Types.optional(BINARY).as(LogicalTypeAnnotation.enumType()).named(name),
-            levels);
+            levels,
+            varBytes);
       case ColumnKind.INTERVAL:
         return new IntervalValueWriter(
             column,
@@ -152,7 +158,8 @@ final class ValueWriters {
           ValueWriter element =
               create(
                   column.children.get(0).labeled(column.label),
-                  levels.element(ListValueWriter.LIST, ListValueWriter.ELEMENT));
+                  levels.element(ListValueWriter.LIST, ListValueWriter.ELEMENT),
+                  varBytes);
           return new ListValueWriter(
               column,
               Types.optionalGroup()
@@ -176,7 +183,10 @@ final class ValueWriters {
           for (int i = 0; i < fields.length; i++) {
             Column field = column.children.get(i);
             fields[i] =
-                create(field.labeled(column.label + "." + field.name), levels.field(field.name));
+                create(
+                    field.labeled(column.label + "." + field.name),
+                    levels.field(field.name),
+                    varBytes);
             group.addField(fields[i].parquetType);
           }
           return new StructValueWriter(column, group.named(name), levels, fields);

@@ -1,40 +1,20 @@
 /*
  * ColumnLevelsTest: the definition and repetition levels the column-at-a-time writer computes,
- * checked against parquet-java's own record path on the same values.
+ * checked against parquet-java's own record path on the same values (RecordPath).
  *
- * The same rows (NULLs, empty arrays, NULL elements, lists of lists, structs holding lists, lists
- * of structs, intervals; and flat columns of every kind whose writer loops over its rows itself)
- * go once through BatchSink, from a batch laid out as the C side lays it
- * out, and once through parquet-java's example Group writer (RecordConsumer and MessageColumnIO,
- * the path BatchSink used before). Both files are read back with parquet-java's reader and must
- * hold the same records, row groups of the same sizes, and column chunks with the same value
- * counts, NULL counts and statistics.
+ * The rows: NULLs, empty arrays, NULL elements, lists of lists, structs holding lists, lists of
+ * structs, intervals; and flat columns of every kind whose writer loops over its rows itself. Both
+ * files must hold the same records, row groups of the same sizes, and column chunks with the same
+ * value counts, NULL counts and statistics.
  */
 package org.parallelexport.parquet;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.example.data.simple.SimpleGroup;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.example.ExampleParquetWriter;
-import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.io.LocalOutputFile;
-import org.apache.parquet.schema.GroupType;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.Type;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,7 +89,7 @@ class ColumnLevelsTest {
           new long[] {1, -2, 3}
         });
     String options = "row_group_rows=3\n";
-    compare(COLUMNS, rows, 4, options);
+    RecordPath.compare(dir, COLUMNS, rows, 4, 1 << 20, options);
   }
 
   @Test
@@ -124,8 +104,14 @@ class ColumnLevelsTest {
       rows.add(row);
     }
     // 512-row batches, 128-row slices, 700-row groups: the boundaries never line up.
-    compare(COLUMNS, rows, 512, "row_group_rows=700\n");
-    compare(COLUMNS, rows, 512, "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
+    RecordPath.compare(dir, COLUMNS, rows, 512, 1 << 20, "row_group_rows=700\n");
+    RecordPath.compare(
+        dir,
+        COLUMNS,
+        rows,
+        512,
+        1 << 20,
+        "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
   }
 
   @Test
@@ -139,8 +125,9 @@ class ColumnLevelsTest {
       }
       rows.add(row);
     }
-    compare(FLAT, rows, 512, "row_group_rows=700\n");
-    compare(FLAT, rows, 512, "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
+    RecordPath.compare(dir, FLAT, rows, 512, 1 << 20, "row_group_rows=700\n");
+    RecordPath.compare(
+        dir, FLAT, rows, 512, 1 << 20, "row_group_rows=700\nwriter_version=v2\ndictionary=false\n");
   }
 
   private static Object value(Random random, NestedBatch.Node node, int depth) {
@@ -184,104 +171,5 @@ class ColumnLevelsTest {
           return fields;
         }
     }
-  }
-
-  /** Writes {@code rows} both ways in batches of {@code capacity} rows and compares the files. */
-  private void compare(
-      NestedBatch.Node[] columns, List<Object[]> rows, int capacity, String options)
-      throws IOException {
-    TestBatch batch = new TestBatch(capacity, NestedBatch.kinds(columns), 1 << 20);
-    BatchSink sink = NestedBatch.sink(columns, batch, "compression=uncompressed\n" + options);
-    Path columnar = dir.resolve("columnar-" + options.hashCode() + ".parquet");
-    sink.openPart(columnar.toString());
-    for (int from = 0; from < rows.size(); from += capacity) {
-      batch.garbage();
-      int n = Math.min(capacity, rows.size() - from);
-      for (int r = 0; r < n; r++) {
-        for (int c = 0; c < columns.length; c++) {
-          NestedBatch.set(batch, c, r, columns[c], rows.get(from + r)[c]);
-        }
-      }
-      sink.writeBatch(n);
-    }
-    sink.closePart();
-
-    MessageType schema = ReadBack.footer(columnar).getFileMetaData().getSchema();
-    Path reference = dir.resolve("reference-" + options.hashCode() + ".parquet");
-    SinkOptions parsed = SinkOptions.parse(options);
-    try (ParquetWriter<Group> writer =
-        ExampleParquetWriter.builder(new LocalOutputFile(reference))
-            .withConf(new Configuration())
-            .withType(schema)
-            .withCompressionCodec(CompressionCodecName.UNCOMPRESSED)
-            .withRowGroupRowCountLimit(parsed.rowGroupRows)
-            .withWriterVersion(parsed.writerVersion)
-            .withDictionaryEncoding(parsed.dictionary)
-            .build()) {
-      for (Object[] row : rows) {
-        Group group = new SimpleGroup(schema);
-        for (int c = 0; c < columns.length; c++) {
-          if (row[c] != null) {
-            NestedBatch.add(group, columns[c], row[c]);
-          }
-        }
-        writer.write(group);
-      }
-    }
-
-    List<Group> expected = ReadBack.rows(reference);
-    List<Group> actual = ReadBack.rows(columnar);
-    assertEquals(rows.size(), expected.size(), "the reference holds every row");
-    assertEquals(expected.size(), actual.size());
-    for (int r = 0; r < expected.size(); r++) {
-      assertEquals(dump(expected.get(r)), dump(actual.get(r)), "row " + r);
-    }
-    assertEquals(chunks(ReadBack.footer(reference)), chunks(ReadBack.footer(columnar)));
-  }
-
-  /** Every field of a record, with how often it repeats, so that NULL and empty differ. */
-  private static String dump(Group group) {
-    StringBuilder out = new StringBuilder();
-    dump(group, out);
-    return out.toString();
-  }
-
-  private static void dump(Group group, StringBuilder out) {
-    GroupType type = group.getType();
-    out.append('{');
-    for (int f = 0; f < type.getFieldCount(); f++) {
-      Type field = type.getType(f);
-      int n = group.getFieldRepetitionCount(f);
-      out.append(field.getName()).append('#').append(n).append(':');
-      for (int i = 0; i < n; i++) {
-        if (field.isPrimitive()) {
-          out.append(group.getValueToString(f, i));
-        } else {
-          dump(group.getGroup(f, i), out);
-        }
-        out.append(',');
-      }
-    }
-    out.append('}');
-  }
-
-  /** Per row group its row count, per column chunk its path, counts and statistics. */
-  private static List<String> chunks(ParquetMetadata footer) {
-    List<String> result = new ArrayList<>();
-    for (BlockMetaData block : footer.getBlocks()) {
-      result.add("rows " + block.getRowCount());
-      for (ColumnChunkMetaData chunk : block.getColumns()) {
-        result.add(
-            chunk.getPath()
-                + " values "
-                + chunk.getValueCount()
-                + " nulls "
-                + chunk.getStatistics().getNumNulls()
-                + " "
-                + chunk.getStatistics());
-      }
-    }
-    assertTrue(result.size() > 1, "the file has row groups");
-    return result;
   }
 }
