@@ -73,8 +73,9 @@ pep_define_gucs(void)
 	 * a part of 391 row groups of dictionary-friendly rows, where a full
 	 * collection finds 12 to 20 MB live.  Starting at 64 MB, the old
 	 * generation is collected when it fills and grows only with what is
-	 * live: 110 MB, for 0.5 s more collection time in a 3.5-minute
-	 * export (bench/results/scale.md).
+	 * live: 110 MB, for 0.5 s more collection time in a 3.5-minute export
+	 * (bench/results/scale.md).  That holds on JDK 17 and 21; JDK 25's
+	 * SerialGC expands a full old generation instead (README, Memory).
 	 */
 	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
 							   "Options of the Java virtual machine each export worker starts.",

@@ -365,9 +365,16 @@ gc_heap() {
 gc_heap
 [[ "$out" == 1000000 && "${promoted:-0}" -ge 60 ]]
 ok $? "premise: the export's row groups promoted ${promoted:-?} MB to the old generation" "$out"
-[[ "${peak:-999}" -le 80 && "${full:-0}" -ge 1 ]]
-ok $? "with the default options the heap held at most ${peak:-?} MB: $full full collections reclaimed it" \
-	"$(cat "$WORK/gc.log" 2>/dev/null)"
+if [[ "${java_major:-0}" -ge 25 ]]; then
+	# JDK 25's SerialGC expands a full old generation instead of collecting
+	# it, so -Xms does not bound it there (README, Memory; issue 13).
+	ntest=$((ntest + 1))
+	echo "ok $ntest - with the default options the heap is collected # SKIP JDK $java_major expands the old generation instead (held ${peak:-?} MB, ${full:-?} full collections)"
+else
+	[[ "${peak:-999}" -le 80 && "${full:-0}" -ge 1 ]]
+	ok $? "with the default options the heap held at most ${peak:-?} MB: $full full collections reclaimed it" \
+		"$(cat "$WORK/gc.log" 2>/dev/null)"
+fi
 gc_heap -Xms384m
 [[ "$out" == 1000000 && "${peak:-0}" -gt 80 && "${full:-1}" -eq 0 ]]
 ok $? "control: with -Xms384m (HotSpot's own choice on 24 GB) the heap kept all of it, ${peak:-?} MB" \
