@@ -344,6 +344,9 @@ public final class BatchSink {
     }
     buffer.order(ByteOrder.nativeOrder());
     this.buffer = buffer;
+    for (ValueWriter writer : writers) {
+      writer.useBuffer(buffer);
+    }
   }
 
   /**

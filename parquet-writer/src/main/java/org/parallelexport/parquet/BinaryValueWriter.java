@@ -14,6 +14,7 @@ package org.parallelexport.parquet;
 import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType;
 
@@ -22,6 +23,9 @@ final class BinaryValueWriter extends VarWidthValueWriter {
   private static final int LARGE_VALUE = 64 * 1024;
   private final VarBytes varBytes;
   private byte[] scratch = new byte[256];
+  // The slice's (offset, length) pairs, read in one bulk copy by writeRows.
+  private final int[] slots = new int[PartWriter.SLICE_ROWS * 2];
+  private IntBuffer view;
 
   BinaryValueWriter(Column column, PrimitiveType parquetType, Levels levels, VarBytes varBytes) {
     super(column, parquetType, levels);
@@ -55,13 +59,20 @@ final class BinaryValueWriter extends VarWidthValueWriter {
   }
 
   @Override
+  void useBuffer(ByteBuffer buffer) {
+    view = valueArea(buffer).asIntBuffer();
+  }
+
+  @Override
   void writeRows(ByteBuffer buffer, int from, int to) {
-    for (int row = from; row < to; row++) {
-      if (buffer.get(nullOffset + row) != 0) {
+    int n = to - from;
+    readNulls(buffer, from, to);
+    view.get(from * 2, slots, 0, n * 2);
+    for (int i = 0; i < n; i++) {
+      if (nulls[i] != 0) {
         out.writeNull(0, 0);
       } else {
-        int slot = valueOffset + row * ColumnKind.VAR_SLOT_WIDTH;
-        writeBytes(buffer, buffer.getInt(slot), buffer.getInt(slot + 4), 0);
+        writeBytes(buffer, slots[2 * i], slots[2 * i + 1], 0);
       }
     }
   }

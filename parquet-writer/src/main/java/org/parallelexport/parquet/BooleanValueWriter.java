@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
 final class BooleanValueWriter extends FixedWidthValueWriter {
+  private final byte[] values = new byte[PartWriter.SLICE_ROWS];
+
   BooleanValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
     super(column, parquetType, levels);
   }
@@ -20,11 +22,14 @@ final class BooleanValueWriter extends FixedWidthValueWriter {
 
   @Override
   void writeRows(ByteBuffer buffer, int from, int to) {
-    for (int row = from; row < to; row++) {
-      if (buffer.get(nullOffset + row) != 0) {
+    int n = to - from;
+    readNulls(buffer, from, to);
+    buffer.get(valueOffset + from, values, 0, n);
+    for (int i = 0; i < n; i++) {
+      if (nulls[i] != 0) {
         out.writeNull(0, 0);
       } else {
-        out.write(buffer.get(valueOffset + row) != 0, 0, definition);
+        out.write(values[i] != 0, 0, definition);
       }
     }
   }

@@ -6,9 +6,13 @@
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
 final class Int32ValueWriter extends FixedWidthValueWriter {
+  private final int[] values = new int[PartWriter.SLICE_ROWS];
+  private IntBuffer view;
+
   Int32ValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
     super(column, parquetType, levels);
   }
@@ -19,12 +23,20 @@ final class Int32ValueWriter extends FixedWidthValueWriter {
   }
 
   @Override
+  void useBuffer(ByteBuffer buffer) {
+    view = valueArea(buffer).asIntBuffer();
+  }
+
+  @Override
   void writeRows(ByteBuffer buffer, int from, int to) {
-    for (int row = from; row < to; row++) {
-      if (buffer.get(nullOffset + row) != 0) {
+    int n = to - from;
+    readNulls(buffer, from, to);
+    view.get(from, values, 0, n);
+    for (int i = 0; i < n; i++) {
+      if (nulls[i] != 0) {
         out.writeNull(0, 0);
       } else {
-        out.write(buffer.getInt(valueOffset + row * Integer.BYTES), 0, definition);
+        out.write(values[i], 0, definition);
       }
     }
   }

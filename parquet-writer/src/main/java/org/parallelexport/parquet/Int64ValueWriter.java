@@ -6,9 +6,13 @@
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
+import java.nio.LongBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
 final class Int64ValueWriter extends FixedWidthValueWriter {
+  private final long[] values = new long[PartWriter.SLICE_ROWS];
+  private LongBuffer view;
+
   Int64ValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
     super(column, parquetType, levels);
   }
@@ -19,12 +23,20 @@ final class Int64ValueWriter extends FixedWidthValueWriter {
   }
 
   @Override
+  void useBuffer(ByteBuffer buffer) {
+    view = valueArea(buffer).asLongBuffer();
+  }
+
+  @Override
   void writeRows(ByteBuffer buffer, int from, int to) {
-    for (int row = from; row < to; row++) {
-      if (buffer.get(nullOffset + row) != 0) {
+    int n = to - from;
+    readNulls(buffer, from, to);
+    view.get(from, values, 0, n);
+    for (int i = 0; i < n; i++) {
+      if (nulls[i] != 0) {
         out.writeNull(0, 0);
       } else {
-        out.write(buffer.getLong(valueOffset + row * Long.BYTES), 0, definition);
+        out.write(values[i], 0, definition);
       }
     }
   }

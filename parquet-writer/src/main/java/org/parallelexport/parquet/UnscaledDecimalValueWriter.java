@@ -9,11 +9,14 @@
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
+import java.nio.LongBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 final class UnscaledDecimalValueWriter extends FixedWidthValueWriter {
   private final boolean int32;
+  private final long[] values = new long[PartWriter.SLICE_ROWS];
+  private LongBuffer view;
 
   UnscaledDecimalValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
     super(column, parquetType, levels);
@@ -31,12 +34,22 @@ final class UnscaledDecimalValueWriter extends FixedWidthValueWriter {
   }
 
   @Override
+  void useBuffer(ByteBuffer buffer) {
+    view = valueArea(buffer).asLongBuffer();
+  }
+
+  @Override
   void writeRows(ByteBuffer buffer, int from, int to) {
-    for (int row = from; row < to; row++) {
-      if (buffer.get(nullOffset + row) != 0) {
+    int n = to - from;
+    readNulls(buffer, from, to);
+    view.get(from, values, 0, n);
+    for (int i = 0; i < n; i++) {
+      if (nulls[i] != 0) {
         out.writeNull(0, 0);
+      } else if (int32) {
+        out.write((int) values[i], 0, definition);
       } else {
-        writeAt(buffer, valueOffset + row * Long.BYTES, 0);
+        out.write(values[i], 0, definition);
       }
     }
   }

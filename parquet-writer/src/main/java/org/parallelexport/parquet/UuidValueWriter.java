@@ -12,6 +12,8 @@ import org.apache.parquet.schema.PrimitiveType;
 
 final class UuidValueWriter extends FixedWidthValueWriter {
   private final byte[] scratch = new byte[16];
+  // The slice's values, read in one bulk copy by writeRows.
+  private final byte[] values = new byte[PartWriter.SLICE_ROWS * ColumnKind.UUID_WIDTH];
 
   UuidValueWriter(Column column, PrimitiveType parquetType, Levels levels) {
     super(column, parquetType, levels);
@@ -25,11 +27,17 @@ final class UuidValueWriter extends FixedWidthValueWriter {
 
   @Override
   void writeRows(ByteBuffer buffer, int from, int to) {
-    for (int row = from; row < to; row++) {
-      if (buffer.get(nullOffset + row) != 0) {
+    int n = to - from;
+    readNulls(buffer, from, to);
+    buffer.get(valueOffset + from * ColumnKind.UUID_WIDTH, values, 0, n * ColumnKind.UUID_WIDTH);
+    for (int i = 0; i < n; i++) {
+      if (nulls[i] != 0) {
         out.writeNull(0, 0);
       } else {
-        writeAt(buffer, valueOffset + row * ColumnKind.UUID_WIDTH, 0);
+        out.write(
+            Binary.fromReusedByteArray(values, i * ColumnKind.UUID_WIDTH, ColumnKind.UUID_WIDTH),
+            0,
+            definition);
       }
     }
   }

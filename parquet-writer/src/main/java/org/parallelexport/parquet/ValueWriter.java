@@ -23,6 +23,7 @@ package org.parallelexport.parquet;
 import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
@@ -43,6 +44,8 @@ abstract class ValueWriter {
   final int repetition;
   // A leaf kind's column writer in the current row group; LIST, STRUCT and INTERVAL have none.
   ColumnWriter out;
+  // The NULL bytes of the slice being written, for the writeRows loops that read them in bulk.
+  final byte[] nulls = new byte[PartWriter.SLICE_ROWS];
 
   ValueWriter(Column column, Type parquetType, Levels levels) {
     this.column = requireNonNull(column, "column is null");
@@ -68,11 +71,19 @@ abstract class ValueWriter {
   }
 
   /**
-   * Writes rows {@code from} to {@code to - 1} of this top-level column, each starting a row. The
-   * common leaf kinds override this with the same loop over their own value reads: in this one loop
-   * every kind's value goes through the same two call sites (write, then writeAt or writeBytes),
-   * which the JIT sees with many receivers and compiles as two virtual calls per value; in the
-   * subclass both are this final class's own methods, inlined.
+   * The batch buffer C fills, at the start and whenever C replaces it: a top-level writer that
+   * reads its values through a typed view of the buffer (valueArea) makes the view here.
+   */
+  void useBuffer(ByteBuffer buffer) {}
+
+  /**
+   * Writes rows {@code from} to {@code to - 1} of this top-level column, each starting a row; at
+   * most PartWriter.SLICE_ROWS rows. The common leaf kinds override this with the same loop over
+   * their own value reads: in this one loop every kind's value goes through the same two call sites
+   * (write, then writeAt or writeBytes), which the JIT sees with many receivers and compiles as two
+   * virtual calls per value; in the subclass both are this final class's own methods, inlined, and
+   * the slice's NULL bytes and values are read with one bulk copy each (readNulls, a typed view's
+   * bulk get) instead of a bounds- and scope-checked buffer read per value.
    */
   void writeRows(ByteBuffer buffer, int from, int to) {
     for (int row = from; row < to; row++) {
@@ -82,6 +93,19 @@ abstract class ValueWriter {
         write(buffer, row, 0);
       }
     }
+  }
+
+  /** Reads the NULL bytes of rows {@code from} to {@code to - 1} into nulls, from index 0. */
+  final void readNulls(ByteBuffer buffer, int from, int to) {
+    buffer.get(nullOffset + from, nulls, 0, to - from);
+  }
+
+  /**
+   * This column's value area of the batch buffer, from its first row on, in native order: the base
+   * of a typed view, whose index is the row (a value area need not be aligned to its width).
+   */
+  final ByteBuffer valueArea(ByteBuffer buffer) {
+    return buffer.slice(valueOffset, buffer.limit() - valueOffset).order(ByteOrder.nativeOrder());
   }
 
   /** Writes the present value of row {@code row} of this top-level column. */

@@ -9,6 +9,7 @@
  */
 package org.parallelexport.parquet;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,6 +55,9 @@ class ColumnLevelsTest {
     new NestedBatch.Node("d", ColumnKind.FLOAT64),
     new NestedBatch.Node("u", ColumnKind.UUID),
     new NestedBatch.Node("t", ColumnKind.STRING),
+    // numeric(9,2) and numeric(18,3): unscaled, as INT32 and INT64
+    NestedBatch.Node.decimal("n", 9, 2),
+    NestedBatch.Node.decimal("w", 18, 3),
   };
 
   @TempDir Path dir;
@@ -151,6 +155,10 @@ class ColumnLevelsTest {
         return random.nextLong();
       case ColumnKind.STRING:
         return "s" + random.nextInt(40);
+      case ColumnKind.DECIMAL64:
+        return BigDecimal.valueOf(
+            random.nextLong() % (node.precision <= 9 ? 1_000_000_000L : 1_000_000_000_000_000_000L),
+            node.scale);
       case ColumnKind.INTERVAL:
         return new long[] {random.nextInt(), random.nextInt(), random.nextLong()};
       case ColumnKind.LIST:

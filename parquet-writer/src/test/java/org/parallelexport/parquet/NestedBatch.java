@@ -5,12 +5,13 @@
  *
  * A value is null, an Integer (INT32), a Long (INT64), a String (STRING), a long[] {months, days,
  * microseconds} (INTERVAL), a List (LIST) or an Object[] (STRUCT, one entry per field); top-level
- * columns may also be a Boolean (BOOL), a Short (INT16), a Float (FLOAT32), a Double (FLOAT64) or
- * a UUID (UUID).
+ * columns may also be a Boolean (BOOL), a Short (INT16), a Float (FLOAT32), a Double (FLOAT64), a
+ * UUID (UUID) or a BigDecimal of the node's scale (DECIMAL64).
  */
 package org.parallelexport.parquet;
 
 import java.io.ByteArrayOutputStream;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -26,11 +27,24 @@ final class NestedBatch {
     final String name;
     final int kind;
     final Node[] children;
+    // DECIMAL64's; 0 for every other kind.
+    final int precision;
+    final int scale;
 
     Node(String name, int kind, Node... children) {
+      this(name, kind, 0, 0, children);
+    }
+
+    private Node(String name, int kind, int precision, int scale, Node... children) {
       this.name = name;
       this.kind = kind;
       this.children = children;
+      this.precision = precision;
+      this.scale = scale;
+    }
+
+    static Node decimal(String name, int precision, int scale) {
+      return new Node(name, ColumnKind.DECIMAL64, precision, scale);
     }
 
     static Node list(String name, Node element) {
@@ -49,27 +63,35 @@ final class NestedBatch {
     int n = columns.length;
     String[] names = new String[n];
     int[] kinds = new int[n];
+    int[] precisions = new int[n];
+    int[] scales = new int[n];
     String[] pgTypes = new String[n];
     List<Node> nodes = new ArrayList<>();
     for (int c = 0; c < n; c++) {
       names[c] = columns[c].name;
       kinds[c] = columns[c].kind;
+      precisions[c] = columns[c].precision;
+      scales[c] = columns[c].scale;
       pgTypes[c] = "kind " + kinds[c];
       preorder(columns[c], nodes);
     }
     String[] nodeNames = new String[nodes.size()];
     int[] nodeKinds = new int[nodes.size()];
+    int[] nodePrecisions = new int[nodes.size()];
+    int[] nodeScales = new int[nodes.size()];
     int[] nodeChildren = new int[nodes.size()];
     for (int i = 0; i < nodes.size(); i++) {
       nodeNames[i] = nodes.get(i).name;
       nodeKinds[i] = nodes.get(i).kind;
+      nodePrecisions[i] = nodes.get(i).precision;
+      nodeScales[i] = nodes.get(i).scale;
       nodeChildren[i] = nodes.get(i).children.length;
     }
     return BatchSink.create(
         names,
         kinds,
-        new int[n],
-        new int[n],
+        precisions,
+        scales,
         pgTypes,
         batch.capacity,
         batch.nullOffsets,
@@ -78,8 +100,8 @@ final class NestedBatch {
         options,
         nodeNames,
         nodeKinds,
-        new int[nodes.size()],
-        new int[nodes.size()],
+        nodePrecisions,
+        nodeScales,
         nodeChildren);
   }
 
@@ -126,6 +148,9 @@ final class NestedBatch {
       case ColumnKind.INT64:
         batch.setLong(c, r, (Long) value);
         return;
+      case ColumnKind.DECIMAL64:
+        batch.setLong(c, r, unscaled(node, value));
+        return;
       case ColumnKind.STRING:
         batch.setString(c, r, (String) value);
         return;
@@ -138,6 +163,10 @@ final class NestedBatch {
         payload(out, node, value);
         batch.setBytes(c, r, out.toByteArray());
     }
+  }
+
+  private static long unscaled(Node node, Object value) {
+    return ((BigDecimal) value).setScale(node.scale).unscaledValue().longValueExact();
   }
 
   private static void payload(ByteArrayOutputStream out, Node node, Object value) {
@@ -227,6 +256,14 @@ final class NestedBatch {
         return;
       case ColumnKind.INT64:
         parent.add(node.name, (Long) value);
+        return;
+      case ColumnKind.DECIMAL64:
+        // DECIMAL(p <= 9) is an INT32 column, as ValueWriters makes it
+        if (node.precision <= 9) {
+          parent.add(node.name, (int) unscaled(node, value));
+        } else {
+          parent.add(node.name, unscaled(node, value));
+        }
         return;
       case ColumnKind.STRING:
         parent.add(node.name, (String) value);
