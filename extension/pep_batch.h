@@ -21,6 +21,21 @@
 #include "lib/stringinfo.h"
 
 #include "pep_types.h"
+#include "pep_values.h"
+
+/*
+ * A column as pep_batch_add_row visits it: what it reads from the tuple and
+ * where it stores the row's bytes, all in one place.
+ */
+typedef struct PEPBatchSlot
+{
+	int			attidx;			/* index of the value in the deformed tuple */
+	int			null_offset;	/* offset of its null bytes */
+	int			value_offset;	/* offset of its values */
+	int			width;			/* bytes per row of its values */
+	int			column;			/* index in columns and trees */
+	PEPPlace	place;			/* how its value is stored */
+} PEPBatchSlot;
 
 typedef struct PEPBatch
 {
@@ -29,8 +44,11 @@ typedef struct PEPBatch
 	int			capacity;		/* rows per batch */
 	int		   *null_offsets;	/* per column: offset of its null bytes */
 	int		   *value_offsets;	/* per column: offset of its values */
-	int		   *value_widths;	/* per column: bytes per row of its values */
-	uint8	   *places;			/* per column: its PEPPlace */
+	PEPBatchSlot *slots;		/* every column once: those of a by-value
+								 * place (BOOL to DATUM8) first, grouped by
+								 * place, then the rest in column order */
+	int			datum_ends[PEP_PLACE_DATUM8 + 1];	/* per by-value place: the
+													 * end of its slots */
 	PEPNode   **trees;			/* per column: its type tree */
 	StringInfoData scratch;		/* a nested value being serialized */
 	char	   *buf;			/* the buffer Java reads */

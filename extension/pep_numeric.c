@@ -68,12 +68,51 @@ pep_numeric_refuse(Datum value, int precision, int scale, const char *column, co
 			 errhint("Filter or convert the value in a query source, or export the column as text.")));
 }
 
+/*
+ * The common case in one pass: at most four base-10000 digits (under 10^16,
+ * so the digits combine without overflow) that make a valid DECIMAL(p,s).
+ * The value is then the digits read as one integer times 10 to the power of
+ * the last digit's place, which must be a whole number below 10^p.  False
+ * for anything else, which pep_numeric_unscaled's digit loop takes, refusing
+ * what it must with its own error.
+ */
+static inline bool
+pep_numeric_unscaled_short(const uint16 *digits, int ndigits, int weight, int precision,
+						   int scale, int64 *unscaled)
+{
+	int64		whole = 0;
+	int			exponent;
+
+	if (ndigits > 4)
+		return false;
+	if (ndigits == 0)
+	{
+		*unscaled = 0;
+		return true;
+	}
+	for (int i = 0; i < ndigits; i++)
+		whole = whole * PEP_NBASE + digits[i];
+	exponent = PEP_DEC_DIGITS * (weight - ndigits + 1) + scale;
+	if (exponent < 0)
+	{
+		if (exponent < -18 || whole % pep_pow10[-exponent] != 0)
+			return false;
+		whole /= pep_pow10[-exponent];
+	}
+	else if (exponent > precision || pg_mul_s64_overflow(whole, pep_pow10[exponent], &whole))
+		return false;
+	if (whole >= pep_pow10[precision])
+		return false;
+	*unscaled = whole;
+	return true;
+}
+
 int64
 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 {
-	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
-	const uint16 *words = (const uint16 *) VARDATA_ANY(v);
-	int			nwords = VARSIZE_ANY_EXHDR(v) / sizeof(uint16);
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	const uint16 *words;
+	int			nwords;
 	uint16		header;
 	bool		negative;
 	int			weight;
@@ -82,6 +121,11 @@ pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 	int64		unscaled = 0;
 
 	Assert(precision >= 1 && precision <= 18 && scale >= 0 && scale <= precision);
+	/* pg_detoast_datum_packed's test, inline: a numeric is rarely toasted */
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		v = pg_detoast_datum_packed(v);
+	words = (const uint16 *) VARDATA_ANY(v);
+	nwords = VARSIZE_ANY_EXHDR(v) / sizeof(uint16);
 	if (nwords < 1)
 		elog(ERROR, "numeric value of column \"%s\" has no header", column);
 	header = words[0];
@@ -107,6 +151,10 @@ pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 		digits = words + 2;
 		ndigits = nwords - 2;
 	}
+
+	if (pep_numeric_unscaled_short(digits, ndigits, weight, precision, scale, &unscaled))
+		return negative ? -unscaled : unscaled;
+	unscaled = 0;
 
 	/* digit i is worth 10000^(weight - i), so 10^(4 * (weight - i) + scale) unscaled */
 	for (int i = 0; i < ndigits; i++)

@@ -74,13 +74,20 @@ pep_refuse_infinite(const char *column, const char *what)
 /*
  * How a flat column of node's kind is placed in a batch: pep_put_fixed
  * stores these kinds with pep_put_datum too, so both write the same bytes.
- * A float8 converted from numeric needs pep_put_fixed.
+ * A float8 converted from numeric needs pep_put_fixed.  A varlena's bytes
+ * are the value's own where pep_leaf_bytes would neither convert nor check
+ * them (bytea, or text in a UTF-8 database).
  */
 PEPPlace
 pep_value_place(const PEPNode *node)
 {
 	if (pep_kind_is_var(node->kind))
+	{
+		if (node->form == PEP_FORM_VARLENA &&
+			(node->kind == PEP_KIND_BYTES || GetDatabaseEncoding() == PG_UTF8))
+			return PEP_PLACE_VARLENA;
 		return PEP_PLACE_VAR;
+	}
 	switch (node->kind)
 	{
 		case PEP_KIND_BOOL:

@@ -14,22 +14,28 @@
 #ifndef PEP_VALUES_H
 #define PEP_VALUES_H
 
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 #include "pep_types.h"
 
 /*
- * How pep_batch_add_row places a flat column's value (pep_value_place): in
- * the var area, as the low 1, 2, 4 or 8 bytes of its Datum with nothing to
- * convert or check (stored in the batch itself, no call per value), or
- * through pep_put_fixed.
+ * How pep_batch_add_row places a flat column's value (pep_value_place): as
+ * the low 1, 2, 4 or 8 bytes of its Datum with nothing to convert or check
+ * (the by-value places, first here: stored in the batch itself, no call per
+ * value), through pep_put_fixed, or in the var area (VARLENA: a text or
+ * bytea whose bytes need no conversion, found inline by pep_varlena_bytes).
  */
 typedef enum PEPPlace
 {
-	PEP_PLACE_VAR,
 	PEP_PLACE_BOOL,
 	PEP_PLACE_DATUM2,
 	PEP_PLACE_DATUM4,
 	PEP_PLACE_DATUM8,
-	PEP_PLACE_ENCODE
+	PEP_PLACE_ENCODE,
+	PEP_PLACE_VAR,
+	PEP_PLACE_VARLENA
 } PEPPlace;
 
 extern PEPPlace pep_value_place(const PEPNode *node);
@@ -76,5 +82,21 @@ pep_put_datum(PEPPlace place, Datum value, char *dst)
 
 extern void pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst);
 extern const char *pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len);
+
+/*
+ * The bytes of a value of a VARLENA place: the datum's own when it is
+ * neither compressed nor stored out of line (pg_detoast_datum_packed's
+ * test), else what pep_leaf_bytes finds.
+ */
+static inline const char *
+pep_varlena_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		return pep_leaf_bytes(node, column, value, len);
+	*len = VARSIZE_ANY_EXHDR(v);
+	return VARDATA_ANY(v);
+}
 
 #endif							/* PEP_VALUES_H */
