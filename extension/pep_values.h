@@ -24,8 +24,9 @@
  * How pep_batch_add_row places a flat column's value (pep_value_place): as
  * the low 1, 2, 4 or 8 bytes of its Datum with nothing to convert or check
  * (the by-value places, first here: stored in the batch itself, no call per
- * value), through pep_put_fixed, or in the var area (VARLENA: a text or
- * bytea whose bytes need no conversion, found inline by pep_varlena_bytes).
+ * value), through pep_put_fixed, or in the var area (VARLENA: a varlena
+ * whose bytes are stored as they are, such as text in a UTF-8 database or
+ * bytea, found inline by pep_varlena_bytes).
  */
 typedef enum PEPPlace
 {
