@@ -360,7 +360,7 @@ gc_heap() {
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
 		-c "SET parallel_export_parquet.jvm_options = '$defaults ${1:-} -Xlog:gc:file=$WORK/gc.log'" \
 		-c "SELECT parallel_export_parquet('$promotion_source', '$WORK/gc', 1)")
-	read -r promoted peak full < <(grep -o 'Pause [A-Za-z]* ([^)]*) [0-9]*M->[0-9]*M' "$WORK/gc.log" 2>/dev/null |
+	read -r promoted peak full < <(grep -o 'Pause [A-Za-z]* (.*) [0-9]*M->[0-9]*M' "$WORK/gc.log" 2>/dev/null |
 		sed 's/ (.*) / /; s/M->/ /; s/M$//' |
 		awk '{ if (NR > 1 && $4 > last) gained += $4 - last; if ($3 > peak) peak = $3
 			if ($2 == "Full") full++; last = $4 }
