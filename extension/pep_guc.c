@@ -74,8 +74,10 @@ pep_define_gucs(void)
 	 * collection finds 12 to 20 MB live.  Starting at 64 MB, the old
 	 * generation is collected when it fills and grows only with what is
 	 * live: 110 MB, for 0.5 s more collection time in a 3.5-minute export
-	 * (bench/results/scale.md).  That holds on JDK 17 and 21; JDK 25's
-	 * SerialGC expands a full old generation instead (README, Memory).
+	 * (bench/results/scale.md).  JDK 17 and 21 collect it whenever a young
+	 * collection had to expand it; JDK 23 and later expand it up to -Xmx
+	 * instead, and there the part writer asks for that collection after the
+	 * row group (parquet-writer's HeapBound.java).
 	 */
 	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
 							   "Options of the Java virtual machine each export worker starts.",

@@ -199,6 +199,7 @@ final class PartWriter {
     }
     groupRows = 0;
     buffered = 0;
+    HeapBound.betweenRowGroups();
   }
 
   private void flushRowGroup() throws IOException {
