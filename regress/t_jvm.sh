@@ -444,11 +444,12 @@ done
 # --- C2 compiles no loop of the part writer on stack (OSR): the default
 # Tier4BackEdgeThreshold is out of reach, because those loops run a slice of
 # 128 rows per call and HotSpot compiles the whole method after an OSR
-# compile anyway (pep_guc.c). 10^6 rows of one int column run the Int32
-# writer's loop far enough for the former thresholds to compile it on stack
-# (the control) and call it often enough for C2 to compile it whole; the
-# tiers are named so that the planner's small estimate does not make the
-# worker C1 only. About 3 s.
+# compile anyway (pep_guc.c). 1.5M rows of one int column call the Int32
+# writer's loop 11719 times: the former thresholds compile it on stack at
+# about 3100 calls (the control), the new ones whole at 3000; HotSpot scales
+# both up while C2 has a queue, which these rows leave room for. The tiers
+# are named so that the planner's small estimate does not make the worker
+# C1 only. About 4 s at load 8.
 # osr_compiles [OPTIONS]: a 1-worker export of pep_jvm_long with OPTIONS
 # after the defaults; sets $osr and $whole to the C2 compiles of the Int32
 # writer's row loop on stack and whole, and $out to what psql printed.
@@ -463,13 +464,13 @@ osr_compiles() {
 		!/made not entrant/ { if (/%/) o++; else w++ } END { print o + 0, w + 0 }' "$WORK/c2.log" 2>/dev/null)
 }
 sql "DROP TABLE IF EXISTS pep_jvm_long;
-	CREATE TABLE pep_jvm_long AS SELECT g AS i FROM generate_series(1, 1000000) AS g" >/dev/null
+	CREATE TABLE pep_jvm_long AS SELECT g AS i FROM generate_series(1, 1500000) AS g" >/dev/null
 osr_compiles "-XX:Tier4MinInvocationThreshold=6000 -XX:Tier4BackEdgeThreshold=400000"
-[[ "$out" == 1000000 && "$osr" -ge 1 ]]
+[[ "$out" == 1500000 && "$osr" -ge 1 ]]
 ok $? "control: with the former Tier4 thresholds (6000 calls, 400000 back edges) C2 compiles the Int32 writer's row loop on stack" \
 	"OSR compiles: ${osr:-?}, $out"
 osr_compiles
-[[ "$out" == 1000000 && "$osr" == 0 && "$whole" == 1 ]]
+[[ "$out" == 1500000 && "$osr" == 0 && "$whole" == 1 ]]
 ok $? "with the default options C2 compiles the Int32 writer's row loop once, whole, and never on stack" \
 	"OSR compiles: ${osr:-?}, whole: ${whole:-?}, $out"
 
