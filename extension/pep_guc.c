@@ -67,8 +67,8 @@ pep_define_gucs(void)
 	 * about 3100 calls, used that code for a few slices, and compiled the
 	 * whole method soon after (HotSpot does once a method's OSR code is of a
 	 * higher tier than its own): two compiles where one serves, and a
-	 * fourth of C2's time.  Now each is compiled once, as early as before
-	 * (bench/results/jit.md).  -Xmn16m: a
+	 * fourth of C2's time.  Now each is compiled once, about when its OSR
+	 * code came before (bench/results/jit.md).  -Xmn16m: a
 	 * worker's live heap stays near 25 MB and what it allocates dies young,
 	 * so a 13 MB eden serves as well as the 100 MB one HotSpot sizes from
 	 * the machine's memory, and each worker no longer faults in the big
