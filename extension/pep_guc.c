@@ -59,7 +59,16 @@ pep_define_gucs(void)
 	 * what runs per value, not what runs per page or row group (page
 	 * headers, statistics, thrift), which took a worker 0.85 to 1.4 s of C2
 	 * compiler time per export whatever its size; with them 0.35 to 0.65 s,
-	 * and the per-value code runs no slower (bench/README.md).  -Xmn16m: a
+	 * and the per-value code runs no slower (bench/README.md).  The
+	 * back-edge threshold, which makes C2 compile a running loop on stack
+	 * (OSR), is out of reach, and a method with loops is compiled whole
+	 * after 3000 calls instead of 6000: the part writer's hot loops run a
+	 * slice of 128 rows per call, so C2 compiled each of them on stack at
+	 * about 3100 calls, used that code for a few slices, and compiled the
+	 * whole method soon after (HotSpot does once a method's OSR code is of a
+	 * higher tier than its own): two compiles where one serves, and a
+	 * fourth of C2's time.  Now each is compiled once, about when its OSR
+	 * code came before (bench/results/jit.md).  -Xmn16m: a
 	 * worker's live heap stays near 25 MB and what it allocates dies young,
 	 * so a 13 MB eden serves as well as the 100 MB one HotSpot sizes from
 	 * the machine's memory, and each worker no longer faults in the big
@@ -84,8 +93,8 @@ pep_define_gucs(void)
 							   "White-space separated; -Xrs is always added.",
 							   &pep_jvm_options,
 							   "-Xmx512m -Xms64m -Xmn16m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism "
-							   "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
-							   "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000",
+							   "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=3000 "
+							   "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=100000000",
 							   PGC_SUSET,
 							   0,
 							   pep_check_jvm_options, NULL, NULL);

@@ -22,6 +22,8 @@
 #     keeps it all: the control);
 #   - a worker expected to encode few values compiles with C1 only, one
 #     expected to encode many keeps C2, and the user's JIT options win;
+#   - with the default options C2 compiles the part writer's row loops
+#     once, whole, never on stack (OSR);
 #   - rows of 1, 2, 10 and 50 MB export with the default heap, and a row too
 #     big for the heap fails with SQLSTATE 53200, the OutOfMemoryError in the
 #     detail and a hint naming the setting, also when the heap runs out while
@@ -443,6 +445,39 @@ for user in -XX:+TieredCompilation -XX:CompilationMode=high-only -XX:TieredStopA
 	ok $? "with $user in jvm_options a small table's worker runs the user's JIT ($want)" "compilers: '$c' $out"
 done
 
+# --- C2 compiles no loop of the part writer on stack (OSR): the default
+# Tier4BackEdgeThreshold is out of reach, because those loops run a slice of
+# 128 rows per call and HotSpot compiles the whole method after an OSR
+# compile anyway (pep_guc.c). 1.5M rows of one int column call the Int32
+# writer's loop 11719 times: the former thresholds compile it on stack at
+# about 3100 calls (the control), the new ones whole at 3000; HotSpot scales
+# both up while C2 has a queue, which these rows leave room for. The tiers
+# are named so that the planner's small estimate does not make the worker
+# C1 only. About 4 s at load 8.
+# osr_compiles [OPTIONS]: a 1-worker export of pep_jvm_long with OPTIONS
+# after the defaults; sets $osr and $whole to the C2 compiles of the Int32
+# writer's row loop on stack and whole, and $out to what psql printed.
+osr_compiles() {
+	rm -rf "$WORK/c2.log" "$WORK/c2"
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults -XX:TieredStopAtLevel=4 ${1:-} -Xlog:jit+compilation=debug:file=$WORK/c2.log'" \
+		-c "SELECT parallel_export_parquet('pep_jvm_long', '$WORK/c2', 1)")
+	# A line per compile (and one more when its code is dropped): id, '%'
+	# for on stack, the tier, the method.
+	read -r osr whole < <(awk '/ 4 +org\.parallelexport\.parquet\.Int32ValueWriter::writeRows / &&
+		!/made not entrant/ { if (/%/) o++; else w++ } END { print o + 0, w + 0 }' "$WORK/c2.log" 2>/dev/null)
+}
+sql "DROP TABLE IF EXISTS pep_jvm_long;
+	CREATE TABLE pep_jvm_long AS SELECT g AS i FROM generate_series(1, 1500000) AS g" >/dev/null
+osr_compiles "-XX:Tier4MinInvocationThreshold=6000 -XX:Tier4BackEdgeThreshold=400000"
+[[ "$out" == 1500000 && "$osr" -ge 1 ]]
+ok $? "control: with the former Tier4 thresholds (6000 calls, 400000 back edges) C2 compiles the Int32 writer's row loop on stack" \
+	"OSR compiles: ${osr:-?}, $out"
+osr_compiles
+[[ "$out" == 1500000 && "$osr" == 0 && "$whole" == 1 ]]
+ok $? "with the default options C2 compiles the Int32 writer's row loop once, whole, and never on stack" \
+	"OSR compiles: ${osr:-?}, whole: ${whole:-?}, $out"
+
 # --- No crash restart through all of it.
 [[ "$(witness)" == "$witness_before" && "$(checkpointer)" == "$checkpointer_before" ]]
 ok $? "the witness session and the checkpointer survived (no crash restart)"
@@ -454,6 +489,6 @@ out=$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/after', 1)")
 [[ "$out" == 1000 ]]
 ok $? "control: afterwards the default options export again" "$out"
 
-sql "DROP FUNCTION pep_jvm_many(); DROP TABLE pep_jvm_t, pep_jvm_wide, pep_jvm_nested, pep_jvm_big;
+sql "DROP FUNCTION pep_jvm_many(); DROP TABLE pep_jvm_t, pep_jvm_wide, pep_jvm_nested, pep_jvm_big, pep_jvm_long;
 	DROP TYPE pep_jvm_pair, pep_jvm_mood" >/dev/null
 tap_done
