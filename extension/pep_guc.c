@@ -55,7 +55,8 @@ pep_define_gucs(void)
 							   NULL, NULL, NULL);
 
 	/*
-	 * The Tier4 thresholds are ten times HotSpot's: C2 then compiles only
+	 * The Tier4 invocation and compile thresholds are ten times HotSpot's
+	 * (the two others follow below): C2 then compiles only
 	 * what runs per value, not what runs per page or row group (page
 	 * headers, statistics, thrift), which took a worker 0.85 to 1.4 s of C2
 	 * compiler time per export whatever its size; with them 0.35 to 0.65 s,

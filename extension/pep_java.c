@@ -75,13 +75,14 @@ static const char *const pep_jit_options[] =
 static bool
 pep_user_chose_jit(const char *user_options)
 {
-	char	   *copy = pstrdup(user_options);
-	char	   *save = NULL;
+	List	   *split = pep_jvm_split_options(user_options);
+	ListCell   *lc;
 	bool		chose = false;
 
-	for (char *tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok && !chose;
-		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
+	foreach(lc, split)
 	{
+		const char *tok = lfirst(lc);
+
 		for (int i = 0; i < lengthof(pep_jit_options) && !chose; i++)
 		{
 			const char *option = pep_jit_options[i];
@@ -90,8 +91,10 @@ pep_user_chose_jit(const char *user_options)
 			chose = option[len - 1] == '=' ? strncmp(tok, option, len) == 0 :
 				strcmp(tok, option) == 0;
 		}
+		if (chose)
+			break;
 	}
-	pfree(copy);
+	list_free_deep(split);
 	return chose;
 }
 

@@ -294,9 +294,8 @@ pep_check_option(const char *option, const char **collector,
 bool
 pep_check_jvm_options(char **newval, void **extra, GucSource source)
 {
-	char	   *copy;
-	char	   *tok;
-	char	   *save = NULL;
+	List	   *split;
+	ListCell   *lc;
 	int			count = 0;
 	uint64		max_heap = 0;
 	uint64		initial_heap = 0;
@@ -307,9 +306,8 @@ pep_check_jvm_options(char **newval, void **extra, GucSource source)
 	if (*newval == NULL)
 		return true;
 
-	copy = pstrdup(*newval);
-	for (tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok && ok;
-		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
+	split = pep_jvm_split_options(*newval);
+	foreach(lc, split)
 	{
 		if (++count > PEP_JVM_MAX_USER_OPTIONS)
 		{
@@ -317,9 +315,11 @@ pep_check_jvm_options(char **newval, void **extra, GucSource source)
 			ok = false;
 		}
 		else
-			ok = pep_check_option(tok, &collector, &max_heap, &initial_heap, &min_heap);
+			ok = pep_check_option(lfirst(lc), &collector, &max_heap, &initial_heap, &min_heap);
+		if (!ok)
+			break;
 	}
-	pfree(copy);
+	list_free_deep(split);
 	if (!ok)
 		return false;
 

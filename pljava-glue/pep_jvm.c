@@ -197,22 +197,33 @@ pep_jvm_abort_hook(void)
 	abort();
 }
 
-/* Split options on white space into JavaVMOptions appended to opts. */
+List *
+pep_jvm_split_options(const char *options)
+{
+	char	   *copy = pstrdup(options ? options : "");
+	char	   *save = NULL;
+	List	   *split = NIL;
+
+	for (char *tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok;
+		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
+		split = lappend(split, pstrdup(tok));
+	pfree(copy);
+	return split;
+}
+
+/* Split options into JavaVMOptions appended to opts. */
 static int
 pep_split_options(const char *options, JavaVMOption *opts, int nopts, int max)
 {
-	char	   *copy = pstrdup(options ? options : "");
-	char	   *tok;
-	char	   *save = NULL;
+	ListCell   *lc;
 
-	for (tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok;
-		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
+	foreach(lc, pep_jvm_split_options(options))
 	{
 		if (nopts >= max)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("too many java virtual machine options")));
-		opts[nopts].optionString = tok;
+		opts[nopts].optionString = lfirst(lc);
 		opts[nopts].extraInfo = NULL;
 		nopts++;
 	}

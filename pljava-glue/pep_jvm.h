@@ -19,6 +19,8 @@
 #ifndef PEP_JVM_H
 #define PEP_JVM_H
 
+#include "nodes/pg_list.h"
+
 /* What separates the options of the options string. */
 #define PEP_JVM_OPTION_SEPARATORS " \t\n"
 
@@ -48,6 +50,14 @@ typedef struct PEPJvmConfig
  */
 extern void pep_jvm_check(PEPJvmConfig *config, const char *libjvm_path,
 						  const char *class_path, const char *options);
+
+/*
+ * The options of an options string, split on PEP_JVM_OPTION_SEPARATORS: a
+ * List of palloc'd strings in order (list_free_deep frees it).  Whoever reads
+ * an options string splits it here, so the check where jvm_options is set,
+ * the leader's JIT choice and the worker's JVM see the same options.
+ */
+extern List *pep_jvm_split_options(const char *options);
 
 /* Start the JVM once per process, as config says.  Raises ERROR on any failure. */
 extern void pep_jvm_start(const PEPJvmConfig *config);
