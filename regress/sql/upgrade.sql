@@ -15,18 +15,20 @@ SELECT plan(14);
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE TABLE upg_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 5000) AS g;
 
--- The extension's members with their privileges, and the view's text.
+-- The extension's members with their privileges, sorted by that text (the
+-- order of pg_depend's rows differs between an update and a fresh install),
+-- and the view's text.
 CREATE FUNCTION pg_temp.surface() RETURNS text[] LANGUAGE sql AS $$
-    SELECT array_agg(format('%s %s', pg_describe_object(d.classid, d.objid, 0),
-                            coalesce((SELECT relacl::text FROM pg_class WHERE oid = d.objid
-                                      AND d.classid = 'pg_class'::regclass),
-                                     (SELECT proacl::text FROM pg_proc WHERE oid = d.objid
-                                      AND d.classid = 'pg_proc'::regclass)))
-                     ORDER BY 1)
+    SELECT array_agg(m.member ORDER BY m.member)
            || pg_get_viewdef(to_regclass('parallel_export_parquet_progress'))
-    FROM pg_depend AS d JOIN pg_extension AS e ON d.refobjid = e.oid
-    WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
-      AND e.extname = 'parallel_export_parquet'
+    FROM (SELECT format('%s %s', pg_describe_object(d.classid, d.objid, 0),
+                        coalesce((SELECT relacl::text FROM pg_class WHERE oid = d.objid
+                                  AND d.classid = 'pg_class'::regclass),
+                                 (SELECT proacl::text FROM pg_proc WHERE oid = d.objid
+                                  AND d.classid = 'pg_proc'::regclass))) AS member
+          FROM pg_depend AS d JOIN pg_extension AS e ON d.refobjid = e.oid
+          WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+            AND e.extname = 'parallel_export_parquet') AS m
 $$;
 
 -- The library's hint for SQL definitions older than itself says to run
