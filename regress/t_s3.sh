@@ -143,8 +143,10 @@ duck() {
 		org.parallelexport.readback.Query "$PEP_S3_DATA/$BUCKET/$1" "$2"
 }
 
-# Objects and pending uploads under a prefix (ending in /), one per line.
-state_of() { look list "$BUCKET" "$1"; }
+# Objects and pending uploads under a prefix (ending in /), one per line,
+# sorted by byte: states are compared as text, which must not depend on the
+# order in which the server lists pending uploads.
+state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
 
 # The ledger files in the data directory (one per target with a record).
 LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"

@@ -107,9 +107,11 @@ restart_server AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_ID
 "$JAVAC" -nowarn -cp "$JAR" -d "$WORK/tools" "$here/s3proxy/S3Look.java" "$here/s3proxy/S3Forge.java" || exit 1
 tool() { "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$JAR:$WORK/tools" "$@"; }
 forge() { tool S3Forge "$1" "$BUCKET" "${@:2}"; }
-# Objects ("object KEY SIZE") and pending uploads ("upload KEY ID") under a prefix, sorted.
+# Objects ("object KEY SIZE") and pending uploads ("upload KEY ID") under a
+# prefix, sorted by byte (the premise below spells that order out, and comm
+# reads it the same way whatever the locale).
 s3look_start "$WORK" "$JAR:$WORK/tools" || exit 1
-state_of() { look list "$BUCKET" "$1" | sort; }
+state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
 put() { look put "$BUCKET" "$1" "someone else's"; }
 
 # The ledger file of s3://$BUCKET/PREFIX for ENDPOINT ("" for the SDK's chain).
@@ -361,7 +363,7 @@ env AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
 [[ "$(csql -c 'SELECT pg_is_in_recovery()')" == t ]]
 ok $? "copy: premise: it runs as a hot standby on port $COPYPORT" "$(tail -5 "$WORK/copy.log")"
 # What of BEFORE (the running export's objects and uploads) is gone now.
-lost() { comm -23 <(echo "$before") <(state_of copied/); }
+lost() { LC_ALL=C comm -23 <(echo "$before") <(state_of copied/); }
 OUT=$(csql -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/copied')")
 [[ "$OUT" == "s3://$BUCKET/copied/|f|0|0" && -z "$(lost)" ]]
 ok $? "copy: its sweep of the target finds no record and touches nothing" "$OUT"$'\n'"$(lost)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tools/tap.sh: TAP helpers of the shell checks (tools/pgroot/checks.sh and
-# tools/image/). Source it, print the plan, then call ok and is; nfail counts
-# the failures for the exit status.
+# tools/tap.sh: TAP helpers of the shell checks (tools/pgroot/checks.sh,
+# tools/image/ and tools/order_guard.sh). Source it, print the plan, then call
+# ok and is; nfail counts the failures for the exit status.
 
 n=0
 nfail=0

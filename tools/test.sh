@@ -2,6 +2,8 @@
 # tools/test.sh: the test command of parallel_export_parquet (CI runs it
 # through .ci/run).
 #
+#   0. tools/order_guard.sh               no test sorts an aggregate by a
+#                                         constant (under a second; always)
 #   1. tools/deps.sh                      system packages
 #   2. mvn verify; tools/build.sh        Java unit tests; make -Werror, install
 #   3. tools/cluster.sh start             a fresh throwaway cluster
@@ -117,6 +119,12 @@ run() {
 	"$@" </dev/null 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
 	return "$rc"
 }
+
+# --- 0. the order guard: static, so before everything else, whatever the suites
+say "order guard: tools/order_guard.sh"
+rc=0
+run "$PEP_LOGS/order-guard.log" tools/order_guard.sh || rc=$?
+add_counts "$(tap_count <"$PEP_LOGS/order-guard.log")" "$rc"
 
 # --- 1. deps
 if [[ "${PEP_SKIP_DEPS:-0}" != 1 ]]; then

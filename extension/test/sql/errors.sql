@@ -32,7 +32,8 @@ SELECT parallel_export_parquet('errors_t', :'base' || '_dir', 1);
 SELECT pg_temp.error_of(format('SELECT parallel_export_parquet(%L, %L, 1)', 'errors_t', dir),
                         :'base', :'outdir')
 FROM unnest(ARRAY[:'base' || '_dir', :'base' || '_dir/_SUCCESS',
-                  :'base' || '_dir/_SUCCESS/sub']) AS dir;
+                  :'base' || '_dir/_SUCCESS/sub']) AS dir
+ORDER BY dir;
 
 -- The source.
 SELECT parallel_export_parquet('errors_nosuch', :'base' || '_x', 1);

@@ -35,9 +35,11 @@ SELECT pg_temp.export_problem(:'base' || '_nulls', parts) FROM parallel_export_p
 -- Every codec, any case.
 SELECT codec, parallel_export_parquet('options_t', :'base' || '_' || codec, 1,
                                       compression => upper(codec))
-FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw']) AS codec;
+FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw']) AS codec
+ORDER BY codec;
 SELECT codec, pg_temp.export_problem(:'base' || '_' || codec, 1)
-FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw']) AS codec;
+FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw']) AS codec
+ORDER BY codec;
 
 -- overwrite replaces a complete export; without it the directory is refused.
 SELECT pg_temp.error_of(format('SELECT parallel_export_parquet(%L, %L, 1)',
