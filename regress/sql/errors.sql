@@ -4,7 +4,7 @@
 -- options' in options.sql; here: NULL arguments, bad sources and queries,
 -- protected directories, a JVM that cannot be found or started (refused
 -- before anything is created), a worker out of memory,
--- no worker slots. Each error is checked by SQLSTATE and message, and after
+-- no worker slots, dates and timestamps Parquet cannot hold. Each error is checked by SQLSTATE and message, and after
 -- each the session still works.
 \set topic errors
 BEGIN;
@@ -12,7 +12,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(35);
+SELECT plan(44);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -134,6 +134,70 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 2)$$, :'ba
                  '53000', 'could not start any parallel export worker', 'no worker slots is a clear error, not a hang');
 RESET max_parallel_workers;
 SELECT is(pg_temp.listing(:'base' || '-noslots'), NULL, 'the export without workers left nothing');
+
+-- Dates and timestamps Parquet cannot hold. A worker stores them without a
+-- branch per value and tests each row once (pep_batch.c); the error is the
+-- one of the row's first failing column, in column order, after rows that
+-- were fine, and a NULL is never refused, whatever its Datum holds.
+CREATE FUNCTION pg_temp.error_of(sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    message text;
+    detail text;
+    hint text;
+BEGIN
+    EXECUTE sql;
+    RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                            detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+    RETURN concat_ws(' | ', state, message, detail, hint);
+END
+$$;
+CREATE FUNCTION pg_temp.export_error(source text, dir text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.error_of(format('SELECT parallel_export_parquet(%L, %L, 1)', source, dir))
+$$;
+CREATE TABLE err_dates (id integer, d date, ts timestamp, tstz timestamptz, u uuid);
+INSERT INTO err_dates
+SELECT g, CASE WHEN g % 7 <> 0 THEN date '2024-02-29' + g END,
+       CASE WHEN g % 5 <> 0 THEN timestamp '2024-02-29 12:00' + g * interval '1 minute' END,
+       CASE WHEN g % 3 <> 0 THEN timestamptz '1969-12-31 23:59:59+00' - g * interval '1 day' END,
+       CASE WHEN g % 2 <> 0 THEN md5(g::text)::uuid END
+FROM generate_series(1, 5000) AS g;
+INSERT INTO err_dates (id, d) VALUES (5001, 'infinity');
+SELECT is(pg_temp.export_error('err_dates', :'base' || '-dates'),
+          '22008 | cannot export an infinite date in column "d" | Parquet dates, timestamps and intervals have no infinite values. | Filter the rows out or replace the value in a query source.',
+          'an infinite date after 5000 rows is refused with its column, detail and hint');
+SELECT is(pg_temp.export_error('SELECT ''-infinity''::date AS d', :'base' || '-dates'),
+          '22008 | cannot export an infinite date in column "d" | Parquet dates, timestamps and intervals have no infinite values. | Filter the rows out or replace the value in a query source.',
+          'so is -infinity');
+SELECT is(pg_temp.export_error('SELECT ''infinity''::timestamp AS ts', :'base' || '-dates'),
+          '22008 | cannot export an infinite timestamp in column "ts" | Parquet dates, timestamps and intervals have no infinite values. | Filter the rows out or replace the value in a query source.',
+          'an infinite timestamp is refused');
+SELECT is(pg_temp.export_error('SELECT ''-infinity''::timestamptz AS tstz', :'base' || '-dates'),
+          '22008 | cannot export an infinite timestamp in column "tstz" | Parquet dates, timestamps and intervals have no infinite values. | Filter the rows out or replace the value in a query source.',
+          'so is a -infinity timestamptz');
+-- 294247-01-10 04:00:54.775807 is 2^63 - 1 microseconds after 1970-01-01
+SELECT is(pg_temp.export_error('SELECT ''294247-01-10 04:00:54.775808''::timestamp AS late', :'base' || '-dates'),
+          '22008 | timestamp out of range for Parquet in column "late"',
+          'a timestamp past Parquet''s last microsecond is refused');
+SELECT is(parallel_export_parquet('SELECT ''294247-01-10 04:00:54.775807''::timestamptz AS last',
+                                  :'base' || '-last', 1), 1::bigint,
+          'and Parquet''s last microsecond is exported');
+SELECT is(pg_temp.export_error('SELECT 1 AS id, ''infinity''::timestamp AS ts, ''infinity''::date AS d', :'base' || '-dates'),
+          '22008 | cannot export an infinite timestamp in column "ts" | Parquet dates, timestamps and intervals have no infinite values. | Filter the rows out or replace the value in a query source.',
+          'a row with two values to refuse fails on the first column');
+SELECT is(pg_temp.listing(:'base' || '-dates'), NULL, 'the refused exports left nothing');
+-- Each NULL below is a strict function's result on a NULL argument, which
+-- leaves the projection's Datum as the column before it set it: the Datum of
+-- an infinite timestamp, an infinite date and a pointer to address 1.
+SELECT is(parallel_export_parquet(
+              'SELECT (g + 9223372036854775806) AS big, to_timestamp(NULLIF(g, g)) AS tstz,'
+              ' (g + 2147483646) AS i, make_date(NULLIF(g, g), 1, 1) AS d,'
+              ' g::bigint AS one, md5(NULLIF(g, g)::text)::uuid AS u'
+              ' FROM generate_series(1, 1) AS g',
+              :'base' || '-nulls', 1), 1::bigint,
+          'NULL dates, timestamps and uuids are exported whatever their Datums hold');
 
 -- After all of that, exports still work.
 SELECT is(parallel_export_parquet('err_t', :'base' || '-after', 2), 20000::bigint, 'the next export succeeds');
