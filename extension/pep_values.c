@@ -106,6 +106,8 @@ pep_value_place(const PEPNode *node)
 			return PEP_PLACE_TIMESTAMP;
 		case PEP_KIND_UUID:
 			return PEP_PLACE_UUID;
+		case PEP_KIND_DECIMAL64:
+			return PEP_PLACE_DECIMAL64;
 		default:
 			return PEP_PLACE_ENCODE;
 	}

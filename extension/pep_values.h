@@ -27,9 +27,9 @@
  * How pep_batch_add_row places a flat column's value (pep_value_place): as
  * bytes pep_put_datum makes from its Datum alone (the Datum places, BOOL to
  * UUID, first here: stored in the batch itself, no call per value), through
- * pep_put_fixed, or in the var area (VARLENA: a varlena whose bytes are
- * stored as they are, such as text in a UTF-8 database or bytea, found
- * inline by pep_varlena_bytes).  The places
+ * pep_numeric_unscaled (DECIMAL64) or pep_put_fixed, or in the var area
+ * (VARLENA: a varlena whose bytes are stored as they are, such as text in a
+ * UTF-8 database or bytea, found inline by pep_varlena_bytes).  The places
  * BOOL to DATUM8 are the Datum's low 1, 2, 4 or 8 bytes; DATE and TIMESTAMP
  * move the value from PostgreSQL's epoch to Unix's and can refuse it; UUID
  * copies the 16 bytes the Datum points to.
@@ -43,6 +43,7 @@ typedef enum PEPPlace
 	PEP_PLACE_DATE,
 	PEP_PLACE_TIMESTAMP,
 	PEP_PLACE_UUID,
+	PEP_PLACE_DECIMAL64,
 	PEP_PLACE_ENCODE,
 	PEP_PLACE_VAR,
 	PEP_PLACE_VARLENA
