@@ -232,9 +232,18 @@ else
 			fi
 			rm -rf --one-file-system -- "$R"
 		fi
-		command -v debootstrap >/dev/null || {
-			apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
-		}
+		# .ci/run starts the 17 and 18 legs together, and on a fresh machine
+		# both would install debootstrap at once: apt takes its locks without
+		# waiting, so the second leg failed. The lock file serialises them,
+		# and the leg that waited finds debootstrap installed.
+		if ! (
+			flock 9
+			command -v debootstrap >/dev/null ||
+				{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; }
+		) 9>/run/lock/pep-pgroot-apt.lock; then
+			echo "$L: could not install debootstrap on this machine" >&2
+			exit 1
+		fi
 		if ! debootstrap --variant=minbase --include=ca-certificates \
 			"$SUITE" "$R" "$MIRROR" ${SUITE_SCRIPT:+"$SUITE_SCRIPT"} \
 			>"$LOGS/debootstrap.log" 2>&1; then
