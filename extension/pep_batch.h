@@ -44,11 +44,12 @@ typedef struct PEPBatch
 	int			capacity;		/* rows per batch */
 	int		   *null_offsets;	/* per column: offset of its null bytes */
 	int		   *value_offsets;	/* per column: offset of its values */
-	PEPBatchSlot *slots;		/* every column once: those of a by-value
-								 * place (BOOL to DATUM8) first, grouped by
-								 * place, then the rest in column order */
-	int			datum_ends[PEP_PLACE_DATUM8 + 1];	/* per by-value place: the
-													 * end of its slots */
+	PEPBatchSlot *slots;		/* every column once: those of a Datum place
+								 * (BOOL to UUID) first, grouped by place,
+								 * then the rest in column order */
+	PEPBatchSlot *column_slots; /* the same slots in column order */
+	int			datum_ends[PEP_PLACE_UUID + 1]; /* per Datum place: the end
+												 * of its slots */
 	PEPNode   **trees;			/* per column: its type tree */
 	StringInfoData scratch;		/* a nested value being serialized */
 	char	   *buf;			/* the buffer Java reads */

@@ -95,9 +95,33 @@ pep_numeric_unscaled_short(const uint16 *digits, int ndigits, int weight, int pr
 	exponent = PEP_DEC_DIGITS * (weight - ndigits + 1) + scale;
 	if (exponent < 0)
 	{
-		if (exponent < -18 || whole % pep_pow10[-exponent] != 0)
+		uint64		quotient;
+
+		/*
+		 * A value with no more fraction digits than the scale drops 1 to 3
+		 * zeros here.  Constant divisors compile to a multiplication; the
+		 * division by a table entry was most of this function's time.
+		 */
+		switch (exponent)
+		{
+			case -1:
+				quotient = (uint64) whole / 10;
+				break;
+			case -2:
+				quotient = (uint64) whole / 100;
+				break;
+			case -3:
+				quotient = (uint64) whole / 1000;
+				break;
+			default:
+				if (exponent < -18)
+					return false;
+				quotient = (uint64) whole / pep_pow10[-exponent];
+				break;
+		}
+		if ((int64) quotient * pep_pow10[-exponent] != whole)
 			return false;
-		whole /= pep_pow10[-exponent];
+		whole = (int64) quotient;
 	}
 	else if (exponent > precision || pg_mul_s64_overflow(whole, pep_pow10[exponent], &whole))
 		return false;

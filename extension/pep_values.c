@@ -21,7 +21,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "common/int.h"
 #include "datatype/timestamp.h"
 #include "mb/pg_wchar.h"
 #include "utils/date.h"
@@ -35,10 +34,6 @@
 
 #include "pep_numeric.h"
 #include "pep_values.h"
-
-/* Days and microseconds between the PostgreSQL and Unix epochs. */
-#define PEP_EPOCH_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
-#define PEP_EPOCH_USECS		((int64) PEP_EPOCH_DAYS * USECS_PER_DAY)
 
 /*
  * The widths Java reads (ColumnKind) must be what pep_put_fixed writes: a
@@ -73,10 +68,11 @@ pep_refuse_infinite(const char *column, const char *what)
 
 /*
  * How a flat column of node's kind is placed in a batch: pep_put_fixed
- * stores these kinds with pep_put_datum too, so both write the same bytes.
- * A float8 converted from numeric needs pep_put_fixed.  A varlena's bytes
- * are the value's own where pep_leaf_bytes would neither convert nor check
- * them (bytea, or text in a UTF-8 database).
+ * stores the kinds of the Datum places with pep_put_datum too, so both write
+ * the same bytes and refuse the same values.  A float8 converted from
+ * numeric needs pep_put_fixed.  A varlena's bytes are the value's own where
+ * pep_leaf_bytes would neither convert nor check them (bytea, or text in a
+ * UTF-8 database).
  */
 PEPPlace
 pep_value_place(const PEPNode *node)
@@ -103,6 +99,15 @@ pep_value_place(const PEPNode *node)
 			return PEP_PLACE_DATUM8;
 		case PEP_KIND_FLOAT64:
 			return node->basetypid == NUMERICOID ? PEP_PLACE_ENCODE : PEP_PLACE_DATUM8;
+		case PEP_KIND_DATE:
+			return PEP_PLACE_DATE;
+		case PEP_KIND_TIMESTAMP:
+		case PEP_KIND_TIMESTAMPTZ:
+			return PEP_PLACE_TIMESTAMP;
+		case PEP_KIND_UUID:
+			return PEP_PLACE_UUID;
+		case PEP_KIND_DECIMAL64:
+			return PEP_PLACE_DECIMAL64;
 		default:
 			return PEP_PLACE_ENCODE;
 	}
@@ -154,31 +159,20 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 			pep_put_datum(PEP_PLACE_DATUM8, value, dst);
 			break;
 		case PEP_KIND_DATE:
-			{
-				DateADT		d = DatumGetDateADT(value);
-				int32		v;
-
-				if (DATE_NOT_FINITE(d))
-					pep_refuse_infinite(column, "an infinite date");
-				v = d + PEP_EPOCH_DAYS;
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+			if (pep_put_datum(PEP_PLACE_DATE, value, dst))
+				pep_refuse_infinite(column, "an infinite date");
+			break;
 		case PEP_KIND_TIMESTAMP:
 		case PEP_KIND_TIMESTAMPTZ:
+			if (pep_put_datum(PEP_PLACE_TIMESTAMP, value, dst))
 			{
-				int64		ts = DatumGetInt64(value);
-				int64		v;
-
-				if (TIMESTAMP_NOT_FINITE(ts))
+				if (TIMESTAMP_NOT_FINITE(DatumGetInt64(value)))
 					pep_refuse_infinite(column, "an infinite timestamp");
-				if (pg_add_s64_overflow(ts, PEP_EPOCH_USECS, &v))
-					ereport(ERROR,
-							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-							 errmsg("timestamp out of range for Parquet in column \"%s\"", column)));
-				memcpy(dst, &v, sizeof(v));
-				break;
+				ereport(ERROR,
+						(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						 errmsg("timestamp out of range for Parquet in column \"%s\"", column)));
 			}
+			break;
 		case PEP_KIND_INTERVAL:
 			{
 				Interval   *iv = DatumGetIntervalP(value);
@@ -193,7 +187,7 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 				break;
 			}
 		case PEP_KIND_UUID:
-			memcpy(dst, DatumGetUUIDP(value)->data, UUID_LEN);
+			pep_put_datum(PEP_PLACE_UUID, value, dst);
 			break;
 		case PEP_KIND_DECIMAL64:
 			{

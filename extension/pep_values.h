@@ -14,6 +14,9 @@
 #ifndef PEP_VALUES_H
 #define PEP_VALUES_H
 
+#include "datatype/timestamp.h"
+#include "utils/date.h"
+#include "utils/uuid.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
@@ -22,11 +25,14 @@
 
 /*
  * How pep_batch_add_row places a flat column's value (pep_value_place): as
- * the low 1, 2, 4 or 8 bytes of its Datum with nothing to convert or check
- * (the by-value places, first here: stored in the batch itself, no call per
- * value), through pep_put_fixed, or in the var area (VARLENA: a varlena
- * whose bytes are stored as they are, such as text in a UTF-8 database or
- * bytea, found inline by pep_varlena_bytes).
+ * bytes pep_put_datum makes from its Datum alone (the Datum places, BOOL to
+ * UUID, first here: stored in the batch itself, no call per value), through
+ * pep_numeric_unscaled (DECIMAL64) or pep_put_fixed, or in the var area
+ * (VARLENA: a varlena whose bytes are stored as they are, such as text in a
+ * UTF-8 database or bytea, found inline by pep_varlena_bytes).  The places
+ * BOOL to DATUM8 are the Datum's low 1, 2, 4 or 8 bytes; DATE and TIMESTAMP
+ * move the value from PostgreSQL's epoch to Unix's and can refuse it; UUID
+ * copies the 16 bytes the Datum points to.
  */
 typedef enum PEPPlace
 {
@@ -34,50 +40,84 @@ typedef enum PEPPlace
 	PEP_PLACE_DATUM2,
 	PEP_PLACE_DATUM4,
 	PEP_PLACE_DATUM8,
+	PEP_PLACE_DATE,
+	PEP_PLACE_TIMESTAMP,
+	PEP_PLACE_UUID,
+	PEP_PLACE_DECIMAL64,
 	PEP_PLACE_ENCODE,
 	PEP_PLACE_VAR,
 	PEP_PLACE_VARLENA
 } PEPPlace;
 
+/* Days and microseconds between the PostgreSQL and Unix epochs. */
+#define PEP_EPOCH_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
+#define PEP_EPOCH_USECS		((int64) PEP_EPOCH_DAYS * USECS_PER_DAY)
+
 extern PEPPlace pep_value_place(const PEPNode *node);
 
 /*
- * Store a value of a BOOL or DATUM place at dst: the bytes pep_put_fixed
- * writes for the kinds of that place.  An int4, oid or float4 Datum holds
- * its 4 bytes as an int32 (Float4GetDatum), an int8, time or float8 Datum
- * its 8 bytes as an int64 (Float8GetDatum, by value or not).
+ * Store a value of a Datum place at dst: the bytes pep_put_fixed writes
+ * for the kinds of that place.  An int4, oid or float4 Datum holds its 4
+ * bytes as an int32 (Float4GetDatum), an int8, time or float8 Datum its 8
+ * bytes as an int64 (Float8GetDatum, by value or not); a timestamp's
+ * likewise.  True when pep_put_fixed refuses the value (an infinite date or
+ * timestamp, or a timestamp the move overflows); what it stored at dst is
+ * then not the value.  The test is computed, not branched on, so that a
+ * caller can fold it into one test per row.
  */
-static inline void
+static inline bool
 pep_put_datum(PEPPlace place, Datum value, char *dst)
 {
 	switch (place)
 	{
 		case PEP_PLACE_BOOL:
 			*dst = DatumGetBool(value) ? 1 : 0;
-			break;
+			return false;
 		case PEP_PLACE_DATUM2:
 			{
 				int16		v = DatumGetInt16(value);
 
 				memcpy(dst, &v, sizeof(v));
-				break;
+				return false;
 			}
 		case PEP_PLACE_DATUM4:
 			{
 				int32		v = DatumGetInt32(value);
 
 				memcpy(dst, &v, sizeof(v));
-				break;
+				return false;
 			}
 		case PEP_PLACE_DATUM8:
 			{
 				int64		v = DatumGetInt64(value);
 
 				memcpy(dst, &v, sizeof(v));
-				break;
+				return false;
 			}
+		case PEP_PLACE_DATE:
+			{
+				DateADT		d = DatumGetDateADT(value);
+				/* unsigned: the sum of a refused value may wrap */
+				int32		v = (int32) ((uint32) d + PEP_EPOCH_DAYS);
+
+				memcpy(dst, &v, sizeof(v));
+				return (d == DATEVAL_NOBEGIN) | (d == DATEVAL_NOEND);
+			}
+		case PEP_PLACE_TIMESTAMP:
+			{
+				int64		ts = DatumGetInt64(value);
+				int64		v = (int64) ((uint64) ts + PEP_EPOCH_USECS);
+
+				memcpy(dst, &v, sizeof(v));
+				/* DT_NOEND is among those the move overflows */
+				return (ts == DT_NOBEGIN) | (ts > PG_INT64_MAX - PEP_EPOCH_USECS);
+			}
+		case PEP_PLACE_UUID:
+			memcpy(dst, DatumGetUUIDP(value)->data, UUID_LEN);
+			return false;
 		default:
 			Assert(false);
+			return false;
 	}
 }
 

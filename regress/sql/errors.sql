@@ -4,7 +4,7 @@
 -- options' in options.sql; here: NULL arguments, bad sources and queries,
 -- protected directories, a JVM that cannot be found or started (refused
 -- before anything is created), a worker out of memory,
--- no worker slots. Each error is checked by SQLSTATE and message, and after
+-- no worker slots, dates and timestamps Parquet cannot hold. Each error is checked by SQLSTATE and message, and after
 -- each the session still works.
 \set topic errors
 BEGIN;
@@ -12,7 +12,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(35);
+SELECT plan(43);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -134,6 +134,61 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 2)$$, :'ba
                  '53000', 'could not start any parallel export worker', 'no worker slots is a clear error, not a hang');
 RESET max_parallel_workers;
 SELECT is(pg_temp.listing(:'base' || '-noslots'), NULL, 'the export without workers left nothing');
+
+-- Dates and timestamps Parquet cannot hold. A worker stores them without a
+-- branch per value and tests each row once (pep_batch.c); the error is the
+-- one of the row's first failing column, in column order, after rows that
+-- were fine (among them NULL uuids, whose Datum points nowhere).
+CREATE FUNCTION pg_temp.error_of(sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    message text;
+    detail text;
+    hint text;
+BEGIN
+    EXECUTE sql;
+    RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                            detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+    RETURN concat_ws(' | ', state, message, NULLIF(detail, ''), NULLIF(hint, ''));
+END
+$$;
+CREATE FUNCTION pg_temp.export_error(source text, dir text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.error_of(format('SELECT parallel_export_parquet(%L, %L, 1)', source, dir))
+$$;
+-- What pep_put_fixed raises for an infinite date or timestamp (what) in column.
+CREATE FUNCTION pg_temp.infinite(what text, col text) RETURNS text LANGUAGE sql AS $$
+    SELECT format('22008 | cannot export an infinite %s in column "%s" | Parquet dates, timestamps'
+                  ' and intervals have no infinite values. | Filter the rows out or replace the value'
+                  ' in a query source.', what, col)
+$$;
+CREATE TABLE err_dates (id integer, d date, ts timestamp, tstz timestamptz, u uuid);
+INSERT INTO err_dates
+SELECT g, CASE WHEN g % 7 <> 0 THEN date '2024-02-29' + g END,
+       CASE WHEN g % 5 <> 0 THEN timestamp '2024-02-29 12:00' + g * interval '1 minute' END,
+       CASE WHEN g % 3 <> 0 THEN timestamptz '1969-12-31 23:59:59+00' - g * interval '1 day' END,
+       CASE WHEN g % 2 <> 0 THEN md5(g::text)::uuid END
+FROM generate_series(1, 5000) AS g;
+INSERT INTO err_dates (id, d) VALUES (5001, 'infinity');
+SELECT is(pg_temp.export_error('err_dates', :'base' || '-dates'),
+          pg_temp.infinite('date', 'd'),
+          'an infinite date after 5000 rows is refused with its column, detail and hint');
+SELECT is(pg_temp.export_error(format('SELECT %L::%s AS %s', v, t, col), :'base' || '-dates'),
+          pg_temp.infinite(what, col), format('%s %s is refused', v, t))
+FROM (VALUES ('-infinity', 'date', 'date', 'd'), ('infinity', 'timestamp', 'timestamp', 'ts'),
+             ('-infinity', 'timestamptz', 'timestamp', 'tstz')) AS c(v, t, what, col);
+-- 294247-01-10 04:00:54.775807 is 2^63 - 1 microseconds after 1970-01-01
+SELECT is(pg_temp.export_error('SELECT ''294247-01-10 04:00:54.775808''::timestamp AS late', :'base' || '-dates'),
+          '22008 | timestamp out of range for Parquet in column "late"',
+          'a timestamp past Parquet''s last microsecond is refused');
+SELECT is(parallel_export_parquet('SELECT ''294247-01-10 04:00:54.775807''::timestamptz AS last',
+                                  :'base' || '-last', 1), 1::bigint,
+          'and Parquet''s last microsecond is exported');
+SELECT is(pg_temp.export_error('SELECT 1 AS id, ''infinity''::timestamp AS ts, ''infinity''::date AS d', :'base' || '-dates'),
+          pg_temp.infinite('timestamp', 'ts'),
+          'a row with two values to refuse fails on the first column');
+SELECT is(pg_temp.listing(:'base' || '-dates'), NULL, 'the refused exports left nothing');
 
 -- After all of that, exports still work.
 SELECT is(parallel_export_parquet('err_t', :'base' || '-after', 2), 20000::bigint, 'the next export succeeds');
