@@ -3,9 +3,9 @@
 -- (relative, non-empty, a file, missing parent) are in guard.sql and the
 -- options' in options.sql; here: NULL arguments, bad sources and queries,
 -- protected directories, a JVM that cannot be found or started (refused
--- before anything is created), a worker out of memory,
--- no worker slots, dates and timestamps Parquet cannot hold. Each error is checked by SQLSTATE and message, and after
--- each the session still works.
+-- before anything is created), a worker out of memory, no worker slots,
+-- dates and timestamps Parquet cannot hold. Each error is checked by
+-- SQLSTATE and message, and after each the session still works.
 \set topic errors
 BEGIN;
 SET LOCAL client_min_messages = warning;
@@ -178,11 +178,12 @@ SELECT is(pg_temp.export_error(format('SELECT %L::%s AS %s', v, t, col), :'base'
           pg_temp.infinite(what, col), format('%s %s is refused', v, t))
 FROM (VALUES ('-infinity', 'date', 'date', 'd'), ('infinity', 'timestamp', 'timestamp', 'ts'),
              ('-infinity', 'timestamptz', 'timestamp', 'tstz')) AS c(v, t, what, col);
--- 294247-01-10 04:00:54.775807 is 2^63 - 1 microseconds after 1970-01-01
+-- 294247-01-10 04:00:54.775807 UTC is 2^63 - 1 microseconds after 1970-01-01
+-- (the offset is spelled out: the session's time zone must not move it)
 SELECT is(pg_temp.export_error('SELECT ''294247-01-10 04:00:54.775808''::timestamp AS late', :'base' || '-dates'),
           '22008 | timestamp out of range for Parquet in column "late"',
           'a timestamp past Parquet''s last microsecond is refused');
-SELECT is(parallel_export_parquet('SELECT ''294247-01-10 04:00:54.775807''::timestamptz AS last',
+SELECT is(parallel_export_parquet('SELECT ''294247-01-10 04:00:54.775807+00''::timestamptz AS last',
                                   :'base' || '-last', 1), 1::bigint,
           'and Parquet''s last microsecond is exported');
 SELECT is(pg_temp.export_error('SELECT 1 AS id, ''infinity''::timestamp AS ts, ''infinity''::date AS d', :'base' || '-dates'),
