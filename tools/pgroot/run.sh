@@ -234,13 +234,15 @@ else
 		fi
 		# .ci/run starts the 17 and 18 legs together, and on a fresh machine
 		# both would install debootstrap at once: apt takes its locks without
-		# waiting, so the second leg failed. The lock file serialises them,
-		# and the leg that waited finds debootstrap installed.
+		# waiting, so the second leg failed. A lock on apt's own directory
+		# (root's, so no one else can put a link in its place, and opened for
+		# reading, so nothing is created) serialises them, and the leg that
+		# waited finds debootstrap installed.
 		if ! (
 			flock 9
 			command -v debootstrap >/dev/null ||
 				{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; }
-		) 9>/run/lock/pep-pgroot-apt.lock; then
+		) 9</var/lib/apt; then
 			echo "$L: could not install debootstrap on this machine" >&2
 			exit 1
 		fi
