@@ -34,7 +34,18 @@
  *						complete, just before it decides to write _SUCCESS
  *
  * Worker and batches default to 0.  The check hook refuses any other value
- * at SET, so a typo cannot silently disable a test's fault.  The names of
+ * at SET, so a typo cannot silently disable a test's fault.
+ *
+ * The points a worker meets while it writes (worker_error, java_error,
+ * hang, s3_error, open_error, close_error) also take the worker "any": the
+ * fault strikes the first worker to reach the point (at batch N), and only
+ * that one (PEPShared.fault_struck).  How a parallel scan shares its blocks
+ * between workers depends on when each worker's JVM is up, so a fault for
+ * worker K may find K with fewer than N batches, or none, and never strike;
+ * a test of a table source with several workers names "any", and learns
+ * which worker it was from the error's context or pg_stat_activity.  A
+ * query source's rows go round-robin to the workers (pep_stream.c), so
+ * there each worker's share is certain.  The names of
  * the object-store points are Java's (s3.S3FaultPoints, pep_contract.h),
  * which hands them to the worker's session.
  *
@@ -59,6 +70,7 @@
 
 #include <limits.h>
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
@@ -68,6 +80,7 @@
 #include "pep_contract.h"
 #include "pep_fault.h"
 #include "pep_guc.h"
+#include "pep_shared.h"
 
 static const char *const pep_fault_points[] = {
 	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error",
@@ -93,6 +106,15 @@ pep_fault_number(const char *token, int *result)
 		return false;
 	*result = (int) value;
 	return true;
+}
+
+/* Whether the point is one a worker meets while it writes, and so takes the worker any. */
+static bool
+pep_fault_any_worker_point(const char *point)
+{
+	return strcmp(point, "worker_error") == 0 || strcmp(point, "java_error") == 0 ||
+		strcmp(point, "hang") == 0 || strcmp(point, PEP_S3_FAULT(S3_ERROR)) == 0 ||
+		strcmp(point, "open_error") == 0 || strcmp(point, "close_error") == 0;
 }
 
 /*
@@ -148,10 +170,24 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 		return true;
 	}
 
-	if ((tokens[1] && !pep_fault_number(tokens[1], &fault->worker)) ||
-		(tokens[2] && !pep_fault_number(tokens[2], &fault->batches)))
+	if (tokens[1] && strcmp(tokens[1], "any") == 0)
 	{
-		*problem = "The worker and the number of batches are non-negative integers.";
+		if (!pep_fault_any_worker_point(fault->point))
+		{
+			*problem = "Only worker_error, java_error, hang, open_error, close_error and "
+				PEP_S3_FAULT(S3_ERROR) " take the worker any.";
+			return false;
+		}
+		fault->worker = PEP_FAULT_ANY_WORKER;
+	}
+	else if (tokens[1] && !pep_fault_number(tokens[1], &fault->worker))
+	{
+		*problem = "The worker is a non-negative integer or any.";
+		return false;
+	}
+	if (tokens[2] && !pep_fault_number(tokens[2], &fault->batches))
+	{
+		*problem = "The number of batches is a non-negative integer.";
 		return false;
 	}
 	return true;
@@ -167,7 +203,7 @@ pep_fault_check_hook(char **newval, void **extra, GucSource source)
 	if (pep_fault_read(*newval, &fault, &problem))
 		return true;
 	GUC_check_errdetail("%s", problem);
-	GUC_check_errhint("The form is point[:worker[:batches]] or pause:phase.");
+	GUC_check_errhint("The form is point[:worker[:batches]] or pause:phase; the worker is a number or any.");
 	return false;
 }
 
@@ -185,6 +221,33 @@ bool
 pep_fault_is(const PEPFault *fault, const char *point, int worker)
 {
 	return strcmp(fault->point, point) == 0 && fault->worker == worker;
+}
+
+/*
+ * Whether a point a worker meets while it writes strikes this worker now.
+ * A fault for any worker strikes the first to ask, once per export.
+ */
+bool
+pep_fault_strikes(const PEPFault *fault, const char *point, PEPShared *shared)
+{
+	bool		first;
+
+	if (strcmp(fault->point, point) != 0)
+		return false;
+	if (fault->worker != PEP_FAULT_ANY_WORKER)
+		return fault->worker == ParallelWorkerNumber;
+	SpinLockAcquire(&shared->mutex);
+	first = !shared->fault_struck;
+	shared->fault_struck = true;
+	SpinLockRelease(&shared->mutex);
+	return first;
+}
+
+/* The same for a point counted in batches, this worker having written batches of them. */
+bool
+pep_fault_strikes_at(const PEPFault *fault, const char *point, int64 batches, PEPShared *shared)
+{
+	return batches == fault->batches && pep_fault_strikes(fault, point, shared);
 }
 
 /*

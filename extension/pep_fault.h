@@ -13,6 +13,8 @@
 
 #include "utils/guc.h"
 
+struct PEPShared;
+
 /* Where the leader (or, sending, worker 0) pauses for pause:PHASE. */
 typedef enum PEPPause
 {
@@ -26,10 +28,14 @@ typedef enum PEPPause
 								 * before it decides to write _SUCCESS */
 } PEPPause;
 
+/* PEPFault.worker of point:any[:N]: whichever worker reaches the point first. */
+#define PEP_FAULT_ANY_WORKER	(-1)
+
 typedef struct PEPFault
 {
 	char		point[32];		/* fault point, empty for none */
-	int			worker;			/* ParallelWorkerNumber it applies to */
+	int			worker;			/* ParallelWorkerNumber it applies to, or
+								 * PEP_FAULT_ANY_WORKER */
 	int			batches;		/* batches written before it fires */
 	PEPPause	pause;			/* for point "pause": where the leader waits */
 } PEPFault;
@@ -37,6 +43,9 @@ typedef struct PEPFault
 extern bool pep_fault_check_hook(char **newval, void **extra, GucSource source);
 extern void pep_fault_parse(PEPFault *fault);
 extern bool pep_fault_is(const PEPFault *fault, const char *point, int worker);
+extern bool pep_fault_strikes(const PEPFault *fault, const char *point, struct PEPShared *shared);
+extern bool pep_fault_strikes_at(const PEPFault *fault, const char *point, int64 batches,
+								 struct PEPShared *shared);
 extern void pep_fault_pause(const PEPFault *fault, PEPPause pause);
 
 #endif							/* PEP_FAULT_H */

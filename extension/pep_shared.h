@@ -133,6 +133,7 @@ typedef struct PEPShared
 	bool		input_done;		/* leader sent all tuples of a streamed source */
 	uint64		rows_total;		/* rows written by all workers */
 	int			partitions;		/* leaf folders created so far */
+	bool		fault_struck;	/* a fault for any worker has struck (pep_fault.c) */
 	PEPWorkerSlot workers[FLEXIBLE_ARRAY_MEMBER];	/* one per worker */
 } PEPShared;
 

@@ -43,6 +43,8 @@ static PEPJavaMethod pep_sink_open_part_m =
 	PEP_JAVA_METHOD(PEP_SINK_CLASS, "openPart", "(" PEP_JSTRING ")V");
 static PEPJavaMethod pep_sink_write_batch_m =
 	PEP_JAVA_METHOD(PEP_SINK_CLASS, "writeBatch", "(I)V");
+static PEPJavaMethod pep_sink_fail_next_batch_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "failNextBatch", "()V");
 static PEPJavaMethod pep_sink_close_part_m =
 	PEP_JAVA_METHOD(PEP_SINK_CLASS, "closePart", "()J");
 static PEPJavaMethod pep_sink_part_size_m =
@@ -82,6 +84,12 @@ static void
 pep_sink_java_write_batch(jobject sink, jint nrows, const char *what)
 {
 	pep_jni_call_void(&pep_sink_write_batch_m, sink, what, nrows);
+}
+
+static void
+pep_sink_java_fail_next_batch(jobject sink)
+{
+	pep_jni_call_void(&pep_sink_fail_next_batch_m, sink, "could not inject a fault into the parquet writer");
 }
 
 static jlong
@@ -223,6 +231,13 @@ pep_sink_write_batch(PEPSink *sink, PEPBatch *batch)
 		batch->grown = false;
 	}
 	pep_sink_java_write_batch(sink->sink, (jint) batch->nrows, sink->write_msg);
+}
+
+/* The next write throws, as a failure inside the writer would (pep_fault.c, java_error). */
+void
+pep_sink_fail_next_batch(PEPSink *sink)
+{
+	pep_sink_java_fail_next_batch(sink->sink);
 }
 
 uint64

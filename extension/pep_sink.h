@@ -20,6 +20,7 @@ typedef struct PEPSink PEPSink;
 extern PEPSink *pep_sink_create(PEPBatch *batch, const char *options);
 extern void pep_sink_open_part(PEPSink *sink, const char *path, const char *display);
 extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
+extern void pep_sink_fail_next_batch(PEPSink *sink);
 extern uint64 pep_sink_close_part(PEPSink *sink);
 extern uint64 pep_sink_part_size(PEPSink *sink);
 extern jobject pep_sink_object(PEPSink *sink);

@@ -136,7 +136,7 @@ pep_worker_close_part(PEPWorker *w)
 {
 	uint64		bytes;
 
-	if (pep_fault_is(&w->fault, "close_error", ParallelWorkerNumber))
+	if (pep_fault_strikes(&w->fault, "close_error", w->shared))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("injected fault while closing a part")));
@@ -243,7 +243,7 @@ pep_worker_open_part(PEPWorker *w)
 	else
 		display_path = psprintf("%s/%s", w->shared->staging, name);
 
-	if (pep_fault_is(&w->fault, "open_error", ParallelWorkerNumber))
+	if (pep_fault_strikes(&w->fault, "open_error", w->shared))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("injected fault while opening part \"%s\"", display_path)));
@@ -287,6 +287,8 @@ pep_worker_flush(PEPWorker *w)
 		return;
 	if (!w->part_open)
 		pep_worker_open_part(w);
+	if (pep_fault_strikes_at(&w->fault, "java_error", w->batches, w->shared))
+		pep_sink_fail_next_batch(w->sink);
 	pep_sink_write_batch(w->sink, w->batch);
 	w->rows += w->batch->nrows;
 	w->part->rows += w->batch->nrows;
@@ -313,17 +315,14 @@ pep_worker_flush(PEPWorker *w)
 			pep_worker_finish_slot(w, s);
 	}
 
-	if (w->fault.batches == w->batches)
-	{
-		if (w->s3 != NULL && pep_fault_is(&w->fault, PEP_S3_FAULT(S3_ERROR), ParallelWorkerNumber))
-			pep_s3w_inject_fault(w->s3, w->fault.point);
-		if (pep_fault_is(&w->fault, "worker_error", ParallelWorkerNumber))
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("injected fault after %lld batches", (long long) w->batches)));
-		if (pep_fault_is(&w->fault, "hang", ParallelWorkerNumber))
-			pep_worker_hang();
-	}
+	if (w->s3 != NULL && pep_fault_strikes_at(&w->fault, PEP_S3_FAULT(S3_ERROR), w->batches, w->shared))
+		pep_s3w_inject_fault(w->s3, w->fault.point);
+	if (pep_fault_strikes_at(&w->fault, "worker_error", w->batches, w->shared))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("injected fault after %lld batches", (long long) w->batches)));
+	if (pep_fault_strikes_at(&w->fault, "hang", w->batches, w->shared))
+		pep_worker_hang();
 }
 
 /* Add one deformed row to the batch, flushing and growing it as needed. */
@@ -549,7 +548,6 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	PEPS3Shared *s3;
 	PEPColumn  *columns;
 	ErrorContextCallback errcallback;
-	char	   *options;
 	bool		write_empty;
 	PEPColumn  *file_columns;
 	int			nfile_columns;
@@ -583,10 +581,6 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (s3 == NULL)
 		pep_worker_open_staging(&w);
 	pep_fault_parse(&w.fault);
-	options = w.shared->writer_options;
-	if (pep_fault_is(&w.fault, "java_error", ParallelWorkerNumber))
-		options = psprintf("%s" PEP_OPTION(FAULT_AFTER_BATCHES) "=%d\n", options,
-						   w.fault.batches);
 
 	pep_jvm_start(&w.shared->jvm);
 	/* First: its client and worker 0's checks get going while the sink is set up. */
@@ -607,7 +601,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 												  w.shared->npartition, &nfile_columns);
 	w.batch = pep_batch_create(file_columns, nfile_columns, w.shared->batch_rows,
 							   &w.shared->types);
-	w.sink = pep_sink_create(w.batch, options);
+	w.sink = pep_sink_create(w.batch, w.shared->writer_options);
 	if (w.shared->npartition > 0)
 	{
 		w.nslots = w.shared->partition_writers;

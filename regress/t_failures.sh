@@ -16,9 +16,13 @@
 # JVM killed hard must not leave its attach socket, /tmp/.java_pidN, there).
 #
 # Nothing here races a timer.  Mid-flight points come from the superuser-only
-# fault injection setting (worker K pauses after N batches and says so in
+# fault injection setting (a worker pauses after N batches and says so in
 # pg_stat_activity), and the harness waits for observable events.  Polling
-# loops have a generous ceiling that only turns a hang into a failure.
+# loops have a generous ceiling that only turns a hang into a failure.  How a
+# table's parallel scan splits its blocks between workers is not ours to
+# choose, so a fault there names the worker "any" (the first to reach the
+# point); a query source's rows go round-robin to the workers, so a fault
+# there may name one.
 #
 # Needs a running cluster from tools/cluster.sh with the extension installed.
 # Prints TAP.  PEP_FAILURE_RUNS (default 1) repeats the whole harness.
@@ -63,7 +67,7 @@ case_statement_timeout() {
 	# so the part is on disk before it fires; the check below says if not.
 	local dir="$WORK/timeout" app="pep_timeout_control" timeout_s=10
 	# Premise: without the timeout, the same paused export outlasts it twice over.
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
 		"SELECT parallel_export_parquet('pep_h', '$WORK/timeout-control', 2)"
 	wait_hang "$app" "$WORK/timeout-control"
 	local t0=$SECONDS
@@ -77,7 +81,7 @@ case_statement_timeout() {
 	assert_clean "$WORK/timeout-control" "statement_timeout control"
 
 	app="pep_timeout"
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1'; SET statement_timeout = '${timeout_s}s';" \
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1'; SET statement_timeout = '${timeout_s}s';" \
 		"SELECT parallel_export_parquet('pep_h', '$dir', 2)"
 	wait_hang "$app" "$dir"
 	local reached=$?
@@ -92,21 +96,31 @@ case_statement_timeout() {
 	export_ok pep_h "$dir" 2 "$ROWS" "statement_timeout: retry succeeds"
 }
 
-# An injected ERROR: its message proves where it struck.
+# An injected ERROR: its message proves where it struck, and for a worker's
+# fault its context names the worker: the one the fault names, or for "any"
+# one of the export's two.
 case_error() {
 	local fault="$1" expect="$2" label="$3" source="${4:-pep_h}"
-	local dir="$WORK/error-$label" out
+	local dir="$WORK/error-$label" out worker
 	out=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = '$fault'" \
 		-c "SELECT parallel_export_parquet('$source', '$dir', 2)" 2>&1)
 	grep -q -- "$expect" <<<"$out"
 	ok $? "$label: the error names what failed ($expect)" "$out"
+	worker=$(cut -s -d: -f2 <<<"$fault")
+	if [[ -n "$worker" ]]; then
+		local named="$worker" context
+		[[ "$worker" == any ]] && worker='[01]'
+		context=$(grep -Eo "parallel export worker [0-9]+\$" <<<"$out" | head -n 1)
+		[[ "$context" =~ ^"parallel export worker "$worker$ ]]
+		ok $? "$label: the error comes from ${context#parallel export } (the fault named worker $named)" "$out"
+	fi
 	assert_clean "$dir" "$label"
 	export_ok "$source" "$dir" 2 "$ROWS" "$label: retry succeeds"
 }
 
 case_terminate_caller() {
 	local dir="$WORK/terminate-caller" app="pep_term_caller"
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:1:1';" \
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
 		"SELECT parallel_export_parquet('pep_h', '$dir', 2)"
 	wait_hang "$app" "$dir"
 	ok $? "terminate caller: worker paused with $(staging_parts "$dir") staging part(s)"
@@ -123,7 +137,7 @@ case_terminate_caller() {
 
 case_terminate_worker() {
 	local dir="$WORK/terminate-worker" app="pep_term_worker"
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
 		"SELECT parallel_export_parquet('pep_h', '$dir', 2)"
 	wait_hang "$app" "$dir"
 	ok $? "terminate worker: worker paused with $(staging_parts "$dir") staging part(s)"
@@ -140,7 +154,7 @@ case_terminate_worker() {
 
 case_sigkill_worker() {
 	local dir="$WORK/sigkill" app="pep_sigkill"
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
 		"SELECT parallel_export_parquet('pep_h', '$dir', 2)"
 	wait_hang "$app" "$dir"
 	ok $? "sigkill: worker paused with $(staging_parts "$dir") staging part(s)"
@@ -165,7 +179,7 @@ case_sigkill_worker() {
 
 case_live_staging_kept() {
 	local dir="$WORK/live" app="pep_live"
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
 		"SELECT parallel_export_parquet('pep_h', '$dir', 2)"
 	wait_hang "$app" "$dir"
 	local parts
@@ -220,14 +234,15 @@ run_all() {
 case_cancel "$QUERY" 1 "hang:0:1" "first-file"
 case_cancel "$QUERY" 1 "hang:0:36" "mid-way"
 case_cancel "$QUERY" 1 "hang:0:72" "near-end"
-case_cancel pep_h 2 "hang:1:1" "table"
+case_cancel pep_h 2 "hang:any:1" "table"
 case_statement_timeout
-case_error "worker_error:1:2" "injected fault after 2 batches" "worker error"
-case_error "worker_error:1:2" "parallel export worker 1" "worker error context"
-case_error "java_error:0:1" "Java exception: java.lang.IllegalStateException" "java exception"
-case_error "java_error:0:1" "Java exception" "java exception, query source" "$QUERY"
-case_error "open_error:1" "injected fault while opening part" "open error"
-case_error "close_error:0" "injected fault while closing a part" "close error"
+case_error "worker_error:any:2" "injected fault after 2 batches" "worker error"
+case_error "worker_error:1:2" "injected fault after 2 batches" "worker error, query source" "$QUERY"
+case_error "java_error:any:1" "Java exception: java.lang.IllegalStateException: injected fault after 1 batches" "java exception"
+case_error "java_error:0:1" "Java exception: java.lang.IllegalStateException: injected fault after 1 batches" "java exception, query source" "$QUERY"
+case_error "open_error:any" "injected fault while opening part" "open error"
+case_error "close_error:any" "injected fault while closing a part" "close error"
+case_error "open_error:1" "injected fault while opening part" "open error, query source" "$QUERY"
 case_error "publish_error" "injected fault during publication" "publish error"
 case_terminate_caller
 case_terminate_worker

@@ -59,13 +59,15 @@ setup() {
 # (before that, PostgreSQL keeps a placeholder and warns at load).
 case_check_hook() {
 	local value out
-	for value in 'pause:bogus' 'pause' 'hang:x' 'nope' 'hang:1:2:3' 'pause:starting:1'; do
+	for value in 'pause:bogus' 'pause' 'hang:x' 'nope' 'hang:1:2:3' 'pause:starting:1' 'hang:anyone:1' \
+		'publish_error:any' 's3_success_lost:any'; do
 		out=$(psql -X -A -t -q -c "LOAD 'parallel_export_parquet'" \
 			-c "SET parallel_export_parquet.fault_injection = '$value'" 2>&1)
 		grep -q "invalid value for parameter \"parallel_export_parquet.fault_injection\": \"$value\"" <<<"$out"
 		ok $? "check hook: '$value' is refused at SET" "$out"
 	done
-	for value in 'pause:starting' 'pause:publishing' 'pause:published' 'hang:0:1' 'publish_error'; do
+	for value in 'pause:starting' 'pause:publishing' 'pause:published' 'hang:0:1' 'publish_error' \
+		'hang:any:1' 'java_error:any:2' 'open_error:any'; do
 		out=$(psql -X -A -t -q -c "LOAD 'parallel_export_parquet'" \
 			-c "SET parallel_export_parquet.fault_injection = '$value'" 2>&1)
 		[[ -z "$out" ]]

@@ -97,11 +97,9 @@ echo "$OUT" >"$WORK/ok.out"
 ok $? "control: the export with the user mapping's key succeeds" "$OUT"
 no_secret "$WORK/ok.out" "its result and parallel_export_parquet_last() show no key"
 
-# Held mid-flight by the hang fault. A query source: the caller deals its
-# rows round-robin, so worker 0 gets the first chunk and reaches the fault
-# whatever the scheduler does; of a table's heap scan it may get no block.
-start_export pep_leak_run "$LOUD SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
-	"SELECT parallel_export_parquet('SELECT * FROM pep_leak_t', 's3://lake/run', 2, s3_server => 'pep_leak_s3')" \
+# Held mid-flight by the hang fault.
+start_export pep_leak_run "$LOUD SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
+	"SELECT parallel_export_parquet('pep_leak_t', 's3://lake/run', 2, s3_server => 'pep_leak_s3')" \
 	"SELECT l::text FROM parallel_export_parquet_last() AS l"
 wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
 	WHERE l.application_name = 'pep_leak_run' AND w.query = '$HANG_MARK'\") -ge 1 ]]"

@@ -257,20 +257,18 @@ rm -f "$LEDGER"
 # --- real exports killed mid-write: worker 0 hangs with its part's upload
 # pending, and the caller (not a worker) is killed outright: no cleanup
 # callback runs anywhere, and the postmaster's crash restart follows.
-# Leaves the dead export's uploads' lines in DEAD_UPLOADS. The source is a
-# query: the caller deals its rows round-robin, so worker 0 gets the first
-# chunk and reaches the fault; of a table's heap scan it may get no block.
+# Leaves the dead export's uploads' lines in DEAD_UPLOADS.
 export_uploads() {
 	state_of "$1" | grep "^upload ${1}part-[0-9]*-[0-9a-f]\{12\}\.parquet " | grep -v ffffffffffff
 }
 kill_mid_write() {
 	local app="$1" prefix="$2" caller unrecorded
-	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:1';" \
-		"SELECT parallel_export_parquet('SELECT * FROM pep_sweep_rows', 's3://$BUCKET/${prefix%/}', 2)"
+	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
+		"SELECT parallel_export_parquet('pep_sweep_rows', 's3://$BUCKET/${prefix%/}', 2)"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
 		WHERE l.application_name = '$app' AND w.backend_type = 'parallel worker'
 		AND w.query = '$HANG_MARK'\") -ge 1 ]]"
-	ok $? "$app: premise: worker 0 hangs mid-write"
+	ok $? "$app: premise: a worker hangs mid-write"
 	[[ -n "$(export_uploads "$prefix")" && $(ledger_files | wc -l) == 1 ]] && grep -q "^upload " "$(ledger_files)"
 	ok $? "$app: premise: its uploads are pending and recorded" \
 		"$(state_of "$prefix")"$'\n'"$(cat "$(ledger_files)" 2>&1)"

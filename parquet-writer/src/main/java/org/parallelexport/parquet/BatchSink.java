@@ -65,6 +65,8 @@ public final class BatchSink {
   private final ParquetProperties properties;
   private ByteBuffer buffer;
   private long batches;
+  // Set by failNextBatch, the fault injection's java_error (extension/pep_fault.c).
+  private boolean failNextBatch;
   private final DirectBuffers buffers = new DirectBuffers();
   private PartFile.Factory partFiles =
       (path, stamp) -> new SyncingOutputFile(Path.of(path), stamp, buffers);
@@ -476,10 +478,9 @@ public final class BatchSink {
     if (rows < 0 || rows > capacityRows) {
       throw new IllegalArgumentException("rows must be 0 to " + capacityRows + ": " + rows);
     }
-    if (options.faultAfterBatches > 0 && batches >= options.faultAfterBatches) {
+    if (failNextBatch) {
       partFailed = true;
-      throw new IllegalStateException(
-          "injected fault after " + options.faultAfterBatches + " batches");
+      throw new IllegalStateException("injected fault after " + batches + " batches");
     }
     batches++;
     try {
@@ -489,6 +490,15 @@ public final class BatchSink {
       partFailed = true;
       throw e;
     }
+  }
+
+  /**
+   * Makes the next writeBatch throw, as a failure inside the writer would: the fault injection's
+   * java_error, which the C side decides to strike (extension/pep_fault.c) so that it can pick
+   * whichever worker reaches the batch first.
+   */
+  public void failNextBatch() {
+    failNextBatch = true;
   }
 
   /** Bytes the open part will take: written so far plus the buffered row group. */

@@ -28,8 +28,6 @@ final class OptionNames {
   // A partitioned export's worker: parts open at once, and their buffered bytes together.
   static final String PART_WRITERS = "part_writers";
   static final String PART_MEMORY_BYTES = "part_memory_bytes";
-  // Fault injection (extension/pep_fault.c): fail after this many batches.
-  static final String FAULT_AFTER_BATCHES = "fault_after_batches";
 
   private OptionNames() {}
 }

@@ -28,7 +28,6 @@ final class SinkOptions {
   int[] bloomFilterColumns = new int[0];
   // Positions of the columns written without a dictionary though dictionary is true.
   int[] dictionaryOffColumns = new int[0];
-  int faultAfterBatches;
   // The reader profile the C side resolved the columns for (the SQL option compatibility); the
   // footer records it, as FileMetadata says.
   String compatibility = compatibility(OptionDefaults.COMPATIBILITY);
@@ -84,9 +83,6 @@ final class SinkOptions {
         break;
       case OptionNames.COMPATIBILITY:
         compatibility = compatibility(value);
-        break;
-      case OptionNames.FAULT_AFTER_BATCHES:
-        faultAfterBatches = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(key, value));
         break;
       case OptionNames.PART_WRITERS:
         partWriters = (int) Math.min(Integer.MAX_VALUE, positiveLong(key, value));

@@ -462,13 +462,14 @@ class BatchSinkTest {
   @Test
   void injectedFault() throws Exception {
     TestBatch batch = AllKinds.batch();
-    BatchSink sink = sink(batch, "fault_after_batches=3");
+    BatchSink sink = sink(batch, "");
     sink.openPart(dir.resolve("a.parquet").toString());
     sink.writeBatch(3);
     sink.writeBatch(3);
     sink.closePart();
     sink.openPart(dir.resolve("b.parquet").toString());
     sink.writeBatch(3);
+    sink.failNextBatch();
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> sink.writeBatch(3));
     assertEquals("injected fault after 3 batches", e.getMessage());
     assertThrows(IllegalStateException.class, sink::closePart);
@@ -617,8 +618,7 @@ class BatchSinkTest {
         0,
         0,
         "compression=gzip\nrow_group_rows=10\nrow_group_bytes=1000000\npage_size=4096\n"
-            + "dictionary=false\nwriter_version=v2\ncreated_by_extension=x 1\n"
-            + "fault_after_batches=0\n");
+            + "dictionary=false\nwriter_version=v2\ncreated_by_extension=x 1\n");
   }
 
   private static BatchSink create(
