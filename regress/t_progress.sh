@@ -15,12 +15,15 @@
 # pg_read_all_stats sees no other role's export in
 # parallel_export_parquet_progress_targets(), a member of it does.
 #
-# No timer decides anything. Two exports are held where what is checked
+# No timer decides anything. Three exports are held where what is checked
 # must show, by events the harness waits for in pg_stat_activity:
 #   - a table export, held after its commit point (the pause:published
 #     fault): the view names it, with its workers, blocks and fraction, and
 #     pg_stat_progress_copy shows it; a cancel then ends the pause and the
 #     export returns its success;
+#   - the same export with one worker held after its first batch (the
+#     hang fault's worker any): the view counts more than half the rows, so
+#     the other worker took the blocks the held one did not;
 #   - a query export whose source stops at a gate (regress/lib/gate.sh) after
 #     half its rows: the workers write what came before, and the view shows
 #     it writing with fewer rows than the source has; the harness opens the
@@ -97,6 +100,23 @@ ok $? "the watched export completed with every row" "$OUT"
 ok $? "parallel_export_parquet_last() in the exporting session summarized it" "$OUT"
 tail -n +"$((log_before + 1))" "$PEP_LOG" | grep -q "exported $ROWS rows of public.pep_progress_t to \"$WORK/out\": [0-9]* parts, [0-9]* bytes, 2 workers"
 ok $? "the export's LOG line names source, directory, rows, parts, bytes and workers"
+
+# A table's heap scan is shared, whatever the scheduler does: one worker is
+# held after its first batch (the worker any, the first to write one), and
+# the other then takes every block the held one has not claimed. More than
+# half the rows written cannot be the held worker's one batch.
+start_export pep_progress_shared "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
+	"SELECT parallel_export_parquet('pep_progress_t', '$WORK/shared', 2)"
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+	WHERE l.application_name = 'pep_progress_shared' AND w.query = '$HANG_MARK'\") == 1 ]]"
+ok $? "premise: one worker of a 2-worker table export is held after its first batch"
+wait_until "[[ \$(sql \"SELECT rows_written FROM parallel_export_parquet_progress p JOIN pg_stat_activity a USING (pid)
+	WHERE a.application_name = 'pep_progress_shared'\") -gt $((ROWS / 2)) ]]"
+ok $? "the other worker wrote the rest of the table: the heap scan is shared" \
+	"rows_written: $(seen pep_progress_shared | cut -d'|' -f3) of $ROWS"
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'pep_progress_shared'
+	AND backend_type = 'client backend'" >/dev/null
+finish_export pep_progress_shared
 
 # The query export, held at the gate, then after its commit point.
 gate_close pep_progress_gate "$GATE_KEY"

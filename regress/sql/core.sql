@@ -147,7 +147,8 @@ SELECT is(parallel_export_parquet('TABLE core_mv', :'base' || '-tableq', 2), 123
 SELECT is(parallel_export_parquet('select 1 AS one', :'base' || '-lower', 1), 1::bigint,
           'lower-case select');
 -- How a table's heap scan shares its blocks depends on when each worker
--- runs, so no number of its parts above one is certain. A query's rows are
+-- runs, so no number of its parts above one is certain (t_progress.sh shows
+-- the scan shared, with one worker held by a fault). A query's rows are
 -- dealt by the caller round-robin in 64 kB chunks (pep_stream.c): 100000
 -- integers are dozens of chunks, so each of the 4 workers launched writes
 -- exactly one part.
