@@ -35,6 +35,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib/tap.sh"
 # shellcheck source=lib/export.sh
 source "$here/lib/export.sh"
+# shellcheck source=lib/gate.sh
+source "$here/lib/gate.sh"
 
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/hostile"
 VICTIM="$WORK/victim"
@@ -289,31 +291,16 @@ case_swap_then_cancel() {
 	assert_exported "$dir" "swap then cancel: control, the same export succeeds"
 }
 
-# Hold the gate (an advisory lock) in a session of its own.
-gate_close() {
-	PGAPPNAME=pep_hostile_gate psql -X -q -c "SELECT pg_advisory_lock($GATE_KEY)" -c "SELECT pg_sleep(3600)" \
-		>/dev/null 2>&1 &
-	GATE_PID=$!
-	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-		WHERE a.application_name = 'pep_hostile_gate' AND l.locktype = 'advisory' AND l.granted\") == 1 ]]"
-}
-gate_open() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pep_hostile_gate'" >/dev/null
-	wait "$GATE_PID" 2>/dev/null
-}
-
 # A query source that stops at the gate after half its rows.
-GATED="SELECT id, s FROM pep_hostile WHERE CASE WHEN id = $((ROWS / 2)) THEN (SELECT true FROM pg_advisory_lock_shared($GATE_KEY)) ELSE true END"
+GATED="$(gate_query pep_hostile 'id, s' $((ROWS / 2)) "$GATE_KEY")"
 
 # Start a gated export and wait until its leader waits at the gate with at
 # least PARTS parts on disk.  Usage: start_gated APP DIR EXTRA_ARGS PARTS
 start_gated() {
 	local app="$1" dir="$2" extra="$3" parts="$4"
-	gate_close
+	gate_close pep_hostile_gate "$GATE_KEY"
 	start_into "$app" "$dir" "" "$GATED" "$extra"
-	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'
-		AND backend_type = 'client backend' AND wait_event_type = 'Lock' AND wait_event = 'advisory'\") == 1 ]] \
-		&& [[ \$(staged_parts '$(staging_of "$dir")') -ge $parts ]]"
+	wait_until "at_gate '$app' && [[ \$(staged_parts '$(staging_of "$dir")') -ge $parts ]]"
 }
 
 # The staging directory is swapped for a link while the export runs, and the export goes on.
@@ -327,7 +314,7 @@ case_swap_then_continue() {
 	start_gated "$app" "$dir" ", file_size_bytes => 1" 1
 	ok $? "swap and go on: premise, the leader waits at the gate with $(staged_parts "$staging") part(s) on disk"
 	swap_staging "$staging"
-	gate_open
+	gate_open pep_hostile_gate
 	finish_export "$app"
 	grep -q "ERROR: .*staging directory .* was replaced during" <<<"$OUT"
 	ok $? "swap and go on: the workers wrote every row, and publication refused the swapped name" "$OUT"
@@ -337,7 +324,7 @@ case_swap_then_continue() {
 		"$(ls -la "$WORK" "$staging.moved")"
 	rm -rf "$staging" "$staging.moved"
 	start_gated "$app" "$dir" ", file_size_bytes => 1" 1
-	gate_open
+	gate_open pep_hostile_gate
 	finish_export "$app"
 	assert_exported "$dir" "swap and go on: control, the same gated export succeeds"
 }
@@ -353,7 +340,7 @@ case_success_never_created() {
 	ok $? "missing _SUCCESS: premise, the leader waits at the gate with both workers' parts on disk"
 	# No search permission: _SUCCESS cannot be created, nor the parts reached.
 	chmod 0600 "$staging"
-	gate_open
+	gate_open pep_hostile_gate
 	finish_export "$app"
 	grep -q "ERROR: .*could not create file .*_SUCCESS" <<<"$OUT" && [[ ! -e "$staging/_SUCCESS" ]]
 	ok $? "missing _SUCCESS: premise, publication failed creating _SUCCESS and it does not exist" "$OUT"

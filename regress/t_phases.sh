@@ -39,11 +39,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib/tap.sh"
 # shellcheck source=lib/export.sh
 source "$here/lib/export.sh"
+# shellcheck source=lib/gate.sh
+source "$here/lib/gate.sh"
 
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/phases"
 PAUSE_MARK='parallel_export_parquet fault injection: pause'
 ROWS=20000
 QUERY="SELECT * FROM pep_ph"
+GATE_KEY=4344
 
 setup() {
 	fresh_work pep_ph "$ROWS"
@@ -167,19 +170,22 @@ case_phase() {
 
 # The client is killed mid-export and no client_connection_check_interval
 # is set: nothing tells the server, so the export runs to its end and is
-# published; the server learns of it only when it sends the result.
+# published; the server learns of it only when it sends the result. The
+# export's query source waits at a gate (regress/lib/gate.sh) until the
+# client is dead, so the kill cannot come after the export ended.
 case_lost_unnoticed() {
 	local dir="$WORK/lost-unnoticed" app="pep_ph_lost_unnoticed" pid rc=0 log_before
 	log_before=$(wc -l <"$PEP_LOG")
-	start_export "$app" "" "SELECT parallel_export_parquet('pep_ph', '$dir', 2)"
+	gate_close pep_ph_gate "$GATE_KEY"
+	start_export "$app" "" "SELECT parallel_export_parquet('$(gate_query pep_ph 'id, s' $((ROWS / 2)) "$GATE_KEY")', '$dir', 2)"
 	pid=$(cat "$WORK/$app.pid")
-	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
-		WHERE l.application_name = '$app' AND w.backend_type = 'parallel worker'\") -ge 1 ]]"
+	wait_until "at_gate '$app'"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || rc=$?
-	[[ $rc == 137 && ! -e "$dir/_SUCCESS" ]]
-	ok $? "lost unnoticed: premise: the client was killed while the workers ran (status $rc)"
-	wait_until "tail -n +$((log_before + 1)) '$PEP_LOG' | grep -q 'exported $ROWS rows of public.pep_ph to \"$dir\"'"
+	[[ $rc == 137 && ! -e "$dir/_SUCCESS" ]] && at_gate "$app"
+	ok $? "lost unnoticed: premise: the client was killed while its export waited at the gate (status $rc)"
+	gate_open pep_ph_gate
+	wait_until "tail -n +$((log_before + 1)) '$PEP_LOG' | grep -q 'exported $ROWS rows of .* to \"$dir\"'"
 	ok $? "lost unnoticed: the export ran to its end and logged it"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'\") == 0 ]]"
 	assert_whole "$dir" "$ROWS" "$ROWS" "lost unnoticed: the export is published and whole"

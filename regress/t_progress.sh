@@ -2,9 +2,9 @@
 # regress/t_progress.sh: a second session watches an export move.
 #
 # While an export runs, another session must see it in
-# parallel_export_parquet_progress (phase, workers, rows and blocks rising,
-# fraction_done between 0 and 1) and in pg_stat_progress_copy, and see its
-# workers in pg_stat_activity under their application name. Afterwards the
+# parallel_export_parquet_progress (phase, workers, rows rising, blocks and
+# fraction_done) and in pg_stat_progress_copy, and see its workers in
+# pg_stat_activity under their application name. Afterwards the
 # view is empty again, parallel_export_parquet_last() in the exporting
 # session has the summary, and the server log has the export's LOG line.
 #
@@ -15,23 +15,40 @@
 # pg_read_all_stats sees no other role's export in
 # parallel_export_parquet_progress_targets(), a member of it does.
 #
-# No timer decides anything: the watched export is held after its commit
-# point (the pause:published fault) until the harness, having seen the rows
-# counter at two different non-zero values, releases it with a cancel, which
-# after the commit point ends the pause and lets the export return its
-# success. So it still runs at the second value however slow the polls are;
-# the first value must come while it writes (fewer than all rows), else the
-# check fails instead of passing. Needs a running cluster from
-# tools/cluster.sh with the extension installed. Prints TAP.
+# No timer decides anything. Three exports are held where what is checked
+# must show, by events the harness waits for in pg_stat_activity:
+#   - a table export, held after its commit point (the pause:published
+#     fault): the view names it, with its workers, blocks and fraction, and
+#     pg_stat_progress_copy shows it; a cancel then ends the pause and the
+#     export returns its success;
+#   - the same export with one worker held after its first batch (the
+#     hang fault's worker any): the view counts more than half the rows, so
+#     the other worker took the blocks the held one did not;
+#   - a query export whose source stops at a gate (regress/lib/gate.sh) after
+#     half its rows: the workers write what came before, and the view shows
+#     it writing with fewer rows than the source has; the harness opens the
+#     gate, the export goes on to the same pause, and the view shows every
+#     row. The caller copies the workers' counts into the view after every
+#     2 MB it sends, and the gate comes some 14 MB in, past what the workers'
+#     queues (2 MB each) and unwritten batches can hold back, so the last
+#     copy before it already counts rows.
+# Needs a running cluster from tools/cluster.sh with the extension
+# installed. Prints TAP.
 
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/tap.sh
 source "$here/lib/tap.sh"
+# shellcheck source=lib/export.sh
+source "$here/lib/export.sh"
+# shellcheck source=lib/gate.sh
+source "$here/lib/gate.sh"
 
 WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/progress"
-ROWS=2000000
+ROWS=400000
+GATE_KEY=4343
+PAUSE_MARK='parallel_export_parquet fault injection: pause published'
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -43,78 +60,88 @@ sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
 	ANALYZE pep_progress_t" >/dev/null
 log_before=$(wc -l <"$PEP_LOG")
 
-PAUSE_MARK='parallel_export_parquet fault injection: pause published'
-PGAPPNAME=pep_progress psql -X -A -t -q -v ON_ERROR_STOP=1 \
-	-c "SET parallel_export_parquet.fault_injection = 'pause:published'" \
-	-c "SELECT parallel_export_parquet('pep_progress_t', '$WORK/out', 2)" \
-	-c "SELECT rows, parts, workers FROM parallel_export_parquet_last()" >"$WORK/export.out" 2>&1 &
-export_pid=$!
-
-# Poll the view until the rows counter has moved between two non-zero values.
-first="" second="" phase="" fraction="" apps="" copy_rows="" seen_directory="" seen_source=""
-deadline=$((SECONDS + 300))
-while kill -0 "$export_pid" 2>/dev/null && ((SECONDS < deadline)); do
-	row=$(sql "SELECT phase, workers_launched, rows_written, blocks_total, blocks_scanned, fraction_done,
-			directory, source
+# APP's export as the view shows it: phase, workers, rows, blocks, fraction, directory, source.
+seen() {
+	sql "SELECT phase, workers_launched, rows_written, blocks_total, blocks_scanned, fraction_done, directory, source
 		FROM parallel_export_parquet_progress p JOIN pg_stat_activity a USING (pid)
-		WHERE a.application_name = 'pep_progress'")
-	IFS='|' read -r ph workers rows blocks_total blocks_scanned frac directory source <<<"$row"
-	if [[ -n "$row" && "${rows:-0}" -gt 0 ]]; then
-		if [[ -z "$first" ]]; then
-			first=$rows
-			# Seen only once it had written everything: it cannot rise any more.
-			((first < ROWS)) || break
-			phase=$ph
-			seen_directory=$directory
-			seen_source=$source
-			apps=$(sql "SELECT count(*) FROM pg_stat_activity
-				WHERE backend_type = 'parallel worker' AND application_name LIKE 'parallel_export_parquet worker %'")
-			copy_rows=$(sql "SELECT count(*) FROM pg_stat_progress_copy c JOIN pg_stat_activity a USING (pid)
-				WHERE a.application_name = 'pep_progress' AND c.command = 'COPY TO' AND c.type = 'FILE'")
-		elif [[ "$rows" -gt "$first" ]]; then
-			second=$rows
-			fraction=$frac
-			break
-		fi
-	fi
-	sleep 0.1
-done
-running_at_second=$(kill -0 "$export_pid" 2>/dev/null && echo yes || echo no)
-# Release the export once its leader holds at the pause.
-deadline=$((SECONDS + 300))
-until [[ "$(sql "SELECT count(*) FROM pg_stat_activity
-		WHERE application_name = 'pep_progress' AND query = '$PAUSE_MARK'")" == 1 ]]; do
-	kill -0 "$export_pid" 2>/dev/null && ((SECONDS < deadline)) || break
-	sleep 0.05
-done
-sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity
-	WHERE application_name = 'pep_progress' AND query = '$PAUSE_MARK'" >/dev/null
-wait "$export_pid"
-export_rc=$?
+		WHERE a.application_name = '$1'"
+}
+paused() {
+	[[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$1' AND query = '$PAUSE_MARK'") == 1 ]]
+}
+# Release APP's export from the pause after its commit point, and wait for its client.
+release() {
+	sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = '$1' AND query = '$PAUSE_MARK'" >/dev/null
+	finish_export "$1"
+}
 
-[[ -n "$first" && -n "$second" && "$running_at_second" == yes ]]
-ok $? "a second session saw rows_written rise ($first, then $second) while the export ran"
-[[ "$phase" == writing && "$workers" == 2 ]]
-ok $? "the view showed phase 'writing' with 2 workers launched (saw '$phase', '$workers')"
-[[ "${blocks_total:-0}" -gt 0 && "${blocks_scanned:-0}" -gt 0 ]] &&
-	awk -v f="$fraction" 'BEGIN { exit !(f > 0 && f <= 1) }'
-ok $? "blocks and fraction_done reported ($blocks_scanned of $blocks_total, $fraction)"
-[[ "$seen_directory" == "$WORK/out" && "$seen_source" == public.pep_progress_t ]]
-ok $? "the view named the directory and the source (saw '$seen_directory', '$seen_source')"
-[[ "$apps" == 2 ]]
-ok $? "both workers showed in pg_stat_activity as 'parallel_export_parquet worker N' (saw $apps)"
+# The table export, held after its commit point.
+start_export pep_progress "SET parallel_export_parquet.fault_injection = 'pause:published';" \
+	"SELECT parallel_export_parquet('pep_progress_t', '$WORK/out', 2)" \
+	"SELECT rows, parts, workers FROM parallel_export_parquet_last()"
+wait_until "paused pep_progress"
+ok $? "premise: the table export is held after its commit point"
+IFS='|' read -r _ workers rows blocks_total blocks_scanned fraction directory source <<<"$(seen pep_progress)"
+copy_rows=$(sql "SELECT count(*) FROM pg_stat_progress_copy c JOIN pg_stat_activity a USING (pid)
+	WHERE a.application_name = 'pep_progress' AND c.command = 'COPY TO' AND c.type = 'FILE'")
+[[ "$workers" == 2 && "$rows" == "$ROWS" ]]
+ok $? "the view showed 2 workers launched and every row written (saw '$workers', '$rows')"
+[[ "${blocks_total:-0}" -gt 0 && "$blocks_scanned" == "$blocks_total" ]] &&
+	awk -v f="$fraction" 'BEGIN { exit !(f == 1) }'
+ok $? "blocks and fraction_done reported, every block scanned ($blocks_scanned of $blocks_total, $fraction)"
+[[ "$directory" == "$WORK/out" && "$source" == public.pep_progress_t ]]
+ok $? "the view named the directory and the source (saw '$directory', '$source')"
 [[ "$copy_rows" == 1 ]]
 ok $? "the export showed in pg_stat_progress_copy as COPY TO FILE"
-
-out=$(cat "$WORK/export.out")
-[[ $export_rc == 0 && "$(head -1 <<<"$out")" == "$ROWS" ]]
-ok $? "the watched export completed with every row" "$out"
-[[ "$(sed -n 2p <<<"$out")" =~ ^$ROWS\|[0-9]+\|2$ ]]
-ok $? "parallel_export_parquet_last() in the exporting session summarized it" "$out"
-[[ "$(sql 'SELECT count(*) FROM parallel_export_parquet_progress')" == 0 ]]
-ok $? "the view is empty once the export ended"
+release pep_progress
+[[ "$(head -1 <<<"$OUT")" == "$ROWS" ]]
+ok $? "the watched export completed with every row" "$OUT"
+[[ "$(sed -n 2p <<<"$OUT")" =~ ^$ROWS\|[0-9]+\|2$ ]]
+ok $? "parallel_export_parquet_last() in the exporting session summarized it" "$OUT"
 tail -n +"$((log_before + 1))" "$PEP_LOG" | grep -q "exported $ROWS rows of public.pep_progress_t to \"$WORK/out\": [0-9]* parts, [0-9]* bytes, 2 workers"
 ok $? "the export's LOG line names source, directory, rows, parts, bytes and workers"
+
+# A table's heap scan is shared, whatever the scheduler does: one worker is
+# held after its first batch (the worker any, the first to write one), and
+# the other then takes every block the held one has not claimed. More than
+# half the rows written cannot be the held worker's one batch.
+start_export pep_progress_shared "SET parallel_export_parquet.fault_injection = 'hang:any:1';" \
+	"SELECT parallel_export_parquet('pep_progress_t', '$WORK/shared', 2)"
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+	WHERE l.application_name = 'pep_progress_shared' AND w.query = '$HANG_MARK'\") == 1 ]]"
+ok $? "premise: one worker of a 2-worker table export is held after its first batch"
+wait_until "[[ \$(sql \"SELECT rows_written FROM parallel_export_parquet_progress p JOIN pg_stat_activity a USING (pid)
+	WHERE a.application_name = 'pep_progress_shared'\") -gt $((ROWS / 2)) ]]"
+ok $? "the other worker wrote the rest of the table: the heap scan is shared" \
+	"rows_written: $(seen pep_progress_shared | cut -d'|' -f3) of $ROWS"
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'pep_progress_shared'
+	AND backend_type = 'client backend'" >/dev/null
+finish_export pep_progress_shared
+
+# The query export, held at the gate, then after its commit point.
+gate_close pep_progress_gate "$GATE_KEY"
+start_export pep_progress_q "SET parallel_export_parquet.fault_injection = 'pause:published';" \
+	"SELECT parallel_export_parquet('$(gate_query pep_progress_t 'id, s, ts' $((ROWS / 2)) "$GATE_KEY")', '$WORK/outq', 2)"
+wait_until "at_gate pep_progress_q"
+ok $? "premise: the query export waits at the gate"
+IFS='|' read -r phase workers first _ <<<"$(seen pep_progress_q)"
+apps=$(sql "SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+	WHERE l.application_name = 'pep_progress_q' AND w.backend_type = 'parallel worker'
+	AND w.application_name LIKE 'parallel_export_parquet worker %'")
+[[ "$phase" == writing && "$workers" == 2 ]]
+ok $? "the view showed phase 'writing' with 2 workers launched (saw '$phase', '$workers')"
+[[ "$apps" == 2 ]]
+ok $? "both workers showed in pg_stat_activity as 'parallel_export_parquet worker N' (saw $apps)"
+gate_open pep_progress_gate
+wait_until "paused pep_progress_q"
+IFS='|' read -r _ _ second _ <<<"$(seen pep_progress_q)"
+release pep_progress_q
+[[ "${first:-0}" -gt 0 && "$first" -lt "$ROWS" && "$second" == "$ROWS" ]]
+ok $? "a second session saw rows_written rise while the export ran ($first at the gate, then $second)"
+[[ "$OUT" == "$ROWS" ]]
+ok $? "the gated export completed with every row" "$OUT"
+[[ "$(sql 'SELECT count(*) FROM parallel_export_parquet_progress')" == 0 ]]
+ok $? "the view is empty once the exports ended"
 
 # A directory name that the 1.0 view, which split the workers' activity
 # text at newlines, would have read as '$WORK/spoof', with the source

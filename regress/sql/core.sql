@@ -1,7 +1,7 @@
 -- regress/sql/core.sql: parallel_export_parquet's core behaviour, run by
 -- pg_prove (tools/test.sh): the extension installs with both signatures; an
 -- export returns its row count and leaves part files and an empty _SUCCESS;
--- the number of parts follows the workers; zero rows give exactly one part;
+-- a query streamed to W workers gives W parts; zero rows give exactly one part;
 -- every kind of source (table by name or regclass, qualified and quoted
 -- names, view, matview, partitioned and foreign table, SELECT / WITH /
 -- VALUES / TABLE queries); the caller's uncommitted rows are exported; the
@@ -51,8 +51,6 @@ SELECT is(parallel_export_parquet('core_big', :'base' || '-w4', 4), 45000::bigin
           'table, 4 workers: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-w4', 1, 4), NULL,
           'table, 4 workers: one to four parts, an empty _SUCCESS, nothing else');
-SELECT cmp_ok(pg_temp.nparts(:'base' || '-w4'), '>=', 2,
-              'table, 4 workers: at least two workers got rows');
 SELECT is(parallel_export_parquet('core_big', :'base' || '-wdefault'), 45000::bigint,
           'table, workers omitted: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-wdefault', 1, 32), NULL,
@@ -148,10 +146,17 @@ SELECT is(pg_temp.layout_problem(:'base' || '-values', 1, 2), NULL, 'VALUES quer
 SELECT is(parallel_export_parquet('TABLE core_mv', :'base' || '-tableq', 2), 1234::bigint, 'TABLE query');
 SELECT is(parallel_export_parquet('select 1 AS one', :'base' || '-lower', 1), 1::bigint,
           'lower-case select');
+-- How a table's heap scan shares its blocks depends on when each worker
+-- runs, so no number of its parts above one is certain (t_progress.sh shows
+-- the scan shared, with one worker held by a fault). A query's rows are
+-- dealt by the caller round-robin in 64 kB chunks (pep_stream.c): 100000
+-- integers are dozens of chunks, so each of the 4 workers launched writes
+-- exactly one part.
 SELECT is(parallel_export_parquet('SELECT g FROM generate_series(1, 100000) AS g', :'base' || '-big-query', 4),
           100000::bigint, 'query streamed to 4 workers: returns the row count');
-SELECT is(pg_temp.layout_problem(:'base' || '-big-query', 1, 4), NULL,
-          'query streamed to 4 workers: a complete export');
+SELECT is((parallel_export_parquet_last()).workers, 4, 'premise: the query was streamed to 4 workers');
+SELECT is(pg_temp.layout_problem(:'base' || '-big-query', 4, 4), NULL,
+          'query streamed to 4 workers: one part per worker, a complete export');
 
 -- The caller's own uncommitted changes are what gets exported.
 INSERT INTO core_big SELECT g, 'new' FROM generate_series(45001, 45123) AS g;

@@ -12,7 +12,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(42);
+SELECT plan(45);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -84,17 +84,27 @@ SELECT is(parallel_export_parquet('opt_t', :'base' || '-split', 1, file_size_byt
 SELECT ok(pg_temp.nparts(:'base' || '-split') >= 3, 'file_size_bytes gave several parts from one worker');
 SELECT is(pg_temp.layout_problem(:'base' || '-split', 3, 1000), NULL, 'split export is a complete, densely numbered export');
 
--- overwrite
-SELECT is(parallel_export_parquet('opt_t', :'base' || '-over', 2), 20000::bigint, 'first export for overwrite');
-SELECT (pg_stat_file(:'base' || '-over/part-00000.parquet')).size AS old_size \gset
+-- overwrite. Every export here has one worker, so each part's rows, and so
+-- its bytes, are the same in every run: with two, how the heap scan splits
+-- the rows decides what part-00000 holds. The export to replace has several
+-- parts (file_size_bytes), so the replacement must take away more than the
+-- name it reuses; its part is compared with a fresh export of the same query.
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-over', 1, file_size_bytes => 100000, row_group_rows => 2048),
+          20000::bigint, 'first export for overwrite');
+SELECT cmp_ok(pg_temp.nparts(:'base' || '-over'), '>=', 2, 'premise: the export to replace has several parts');
+SELECT md5(pg_read_binary_file(:'base' || '-over/part-00000.parquet')) AS old_md5 \gset
 SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1)$$, :'base' || '-over'),
                  '55000', format('directory "%s" is not empty', :'base' || '-over'),
                  'without overwrite a previous export is not replaced');
 SELECT is(parallel_export_parquet('SELECT * FROM opt_t WHERE id <= 5000', :'base' || '-over', 1, overwrite => true),
           5000::bigint, 'overwrite replaces a previous complete export');
 SELECT is(pg_temp.layout_problem(:'base' || '-over', 1, 1), NULL, 'the replacement is a complete export of its own');
-SELECT isnt((pg_stat_file(:'base' || '-over/part-00000.parquet')).size, :old_size::bigint,
-            'the part is the new one');
+SELECT is(parallel_export_parquet('SELECT * FROM opt_t WHERE id <= 5000', :'base' || '-over-ref', 1),
+          5000::bigint, 'the same query exported afresh, to compare with');
+SELECT md5(pg_read_binary_file(:'base' || '-over-ref/part-00000.parquet')) AS ref_md5 \gset
+SELECT isnt(:'ref_md5'::text, :'old_md5', 'premise: the replaced part-00000 differs from the new export''s');
+SELECT is(md5(pg_read_binary_file(:'base' || '-over/part-00000.parquet')), :'ref_md5'::text,
+          'the part is the new one, byte for byte');
 SELECT is(pg_temp.listing(:'outdir')::text LIKE '%.pep-staging%', false, 'no staging directory is left after overwrite');
 
 SELECT pg_temp.sh(format('mkdir %1$s && printf x > %1$s/notes.txt && touch %1$s/_SUCCESS', pg_temp.q(:'base' || '-foreign'))) \g /dev/null

@@ -29,14 +29,15 @@
 # another PostgreSQL in the work tree would leave objects that a later
 # PostgreSQL 15 `make` takes for up to date. Host mounts into the root: /proc,
 # /sys, /dev, a private tmpfs on /dev/shm (dynamic shared memory of parallel
-# workers), /root/.m2 (Maven's repository, shared with the host, read-write).
+# workers), /root/.m2 (Maven's repository, shared with the host and the other
+# root leg, read-write: their Maven processes take file locks there, see ENV).
 #
 # Ends with "pgNN: N passed, N failed, N skipped" (the suite's counts plus the
 # checks) and exits non-zero on any failure.
 #
 # Environment, the same for both legs: PEP_ROOT_CACHE (directory of the roots,
 # default /var/cache), PEP_ROOT_MIRROR (default http://deb.debian.org/debian),
-# PEP_ROOT_REFRESH, PEP_ROOT_PORT (default 544NN: 54418, 54417), PEP_ROOT_SHM
+# PEP_ROOT_REFRESH, PEP_ROOT_PORT (default 254NN: 25418, 25417), PEP_ROOT_SHM
 # (tmpfs size, default 1g), PEP_ROOT_LOGS (host directory under which the
 # leg's logs go to pep-pgNN-logs, default /tmp); PEP_SUITES (default
 # "pgtap installcheck readback harness": the reader matrix runs in the PostgreSQL 15 leg
@@ -69,7 +70,12 @@ esac
 L="pg$PG_MAJOR"
 R="${PEP_ROOT_CACHE:-/var/cache}/pep-$SUITE"
 MIRROR="${PEP_ROOT_MIRROR:-http://deb.debian.org/debian}"
-PORT="${PEP_ROOT_PORT:-544$PG_MAJOR}"
+# The legs share the host's network: the server listens on PORT, the suite's
+# S3Proxy on PORT + 1000 and t_s3_sweep's standby on PORT + 2000. All lie below
+# the kernel's ephemeral ports (32768 and up by default), which any outgoing
+# connection of either leg (Maven, JDBC, the S3 client) may be given, and
+# then holds against a server that starts listening there.
+PORT="${PEP_ROOT_PORT:-254$PG_MAJOR}"
 SHM_SIZE="${PEP_ROOT_SHM:-1g}"
 LOGS="${PEP_ROOT_LOGS:-/tmp}/pep-$L-logs"
 # The suite's cluster and stage logs, inside the root.
@@ -308,7 +314,11 @@ fi
 end_pids all
 find "$R/tmp" -mindepth 1 -maxdepth 1 -exec rm -rf --one-file-system -- {} +
 
-ENV=(PG_CONFIG="$PG_CONFIG" JAVA_HOME="$JAVA_HOME" MAVEN_OPTS="-Xmx1g")
+# The two legs run Maven at the same time on the one /root/.m2. Maven 3.9's
+# resolver locks the repository's files only within its own JVM unless told
+# to take file locks, which serialise writers across processes.
+ENV=(PG_CONFIG="$PG_CONFIG" JAVA_HOME="$JAVA_HOME"
+	MAVEN_OPTS="-Xmx1g -Daether.syncContext.named.factory=file-lock -Daether.syncContext.named.nameMapper=file-gav")
 
 # --- 3. build --------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -336,7 +337,7 @@ class BatchSinkTest {
     ParquetMetadata footer = ReadBack.footer(file);
     CompressionCodecName expected =
         CompressionCodecName.valueOf(
-            options.split("\n")[0].substring("compression=".length()).toUpperCase());
+            options.split("\n")[0].substring("compression=".length()).toUpperCase(Locale.ROOT));
     long total = 0;
     for (BlockMetaData block : footer.getBlocks()) {
       total += block.getRowCount();

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -35,12 +36,13 @@ final class Matrix {
     }
 
     String tsv() {
-      return String.join("\t", export, column, pgType, reader, status.name().toLowerCase(), note);
+      return String.join(
+          "\t", export, column, pgType, reader, status.name().toLowerCase(Locale.ROOT), note);
     }
 
     static Cell parse(String line) {
       String[] f = line.split("\t", -1);
-      return new Cell(f[0], f[1], f[2], f[3], Status.valueOf(f[4].toUpperCase()), f[5]);
+      return new Cell(f[0], f[1], f[2], f[3], Status.valueOf(f[4].toUpperCase(Locale.ROOT)), f[5]);
     }
   }
 

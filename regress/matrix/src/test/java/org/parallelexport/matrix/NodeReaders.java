@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -89,7 +90,7 @@ final class NodeReaders {
   /** One export as readers.mjs takes it. */
   private static Map<String, Object> entry(Source src, List<String> columns) throws IOException {
     Map<String, Object> e = new LinkedHashMap<>();
-    e.put("kind", src.kind().name().toLowerCase());
+    e.put("kind", src.kind().name().toLowerCase(Locale.ROOT));
     e.put("hive", src.partitioned());
     e.put("columns", columns);
     switch (src.kind()) {

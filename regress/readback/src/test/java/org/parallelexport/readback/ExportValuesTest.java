@@ -104,14 +104,18 @@ class ExportValuesTest {
     Env.discard(dir);
   }
 
-  /** A 200k-row table with 4 workers: the shared heap scan gives rows to more than one worker. */
+  /**
+   * A 200k-row query with 4 workers: the caller deals its rows round-robin in 64 kB chunks, so each
+   * worker writes one part. Of a table's shared heap scan a worker gets what it takes while it
+   * runs, so how many workers write parts is not certain: eight 4-worker exports of a 1100-block
+   * table gave 2, 4, 4, 4, 4, 2, 4 and 3 parts.
+   */
   @Test
-  void tableExportSpreadsOverWorkers() throws SQLException {
+  void queryExportSpreadsOverWorkers() throws SQLException {
     Path dir = Env.exportDir("spread-w4");
-    long n = Env.export(pg, S + ".alltypes", dir, 4);
+    long n = Env.export(pg, "SELECT * FROM " + S + ".alltypes", dir, 4);
     assertEquals(200000, n);
-    List<Path> parts = Env.assertLayout(duck, dir, 2, 4, 200000);
-    assertTrue(parts.size() >= 2, "only one worker wrote rows");
+    Env.assertLayout(duck, dir, 4, 4, 200000);
     Env.discard(dir);
   }
 

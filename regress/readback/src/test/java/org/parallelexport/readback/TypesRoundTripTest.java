@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -103,7 +104,7 @@ class TypesRoundTripTest {
   }
 
   private static String floatBits(String s) {
-    String t = s.trim().toLowerCase();
+    String t = s.trim().toLowerCase(Locale.ROOT);
     double d =
         switch (t) {
           case "nan" -> Double.NaN;
@@ -120,7 +121,7 @@ class TypesRoundTripTest {
   }
 
   private static String floatBitsInput(String s) {
-    String t = s.trim().toLowerCase();
+    String t = s.trim().toLowerCase(Locale.ROOT);
     return switch (t) {
       case "nan" -> "NaN";
       case "inf", "infinity" -> "Infinity";
