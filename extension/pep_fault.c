@@ -61,6 +61,12 @@
  * itself ends it, and is spent on it; a terminate that came meanwhile
  * takes effect at worker 0's next interrupt check.
  *
+ * A second setting, parallel_export_parquet.starve_worker = K, makes worker
+ * K begin its share of a table's scan only after every other worker has
+ * finished its own (or stopped at the hang fault), so that it gets no block,
+ * as a worker starved of CPU might.  tools/split_audit.sh runs the suites so, to find the checks that
+ * count on each worker getting rows of a table.
+ *
  * IDENTIFICATION
  *	  extension/pep_fault.c
  *
@@ -289,4 +295,30 @@ pep_fault_pause(const PEPFault *fault, PEPPause pause)
 		SetLatch(MyLatch);
 	}
 	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+/*
+ * Hold this worker, if starve_worker names it, until every other launched
+ * worker scans no more of the table (PEPShared.nscanned).
+ * Only table scans are held: a query's rows are dealt to the workers in
+ * turn, and the leader would wait on this worker's queue.
+ */
+void
+pep_fault_starve(PEPShared *shared)
+{
+	if (pep_starve_worker != ParallelWorkerNumber)
+		return;
+	ConditionVariablePrepareToSleep(&shared->cv);
+	for (;;)
+	{
+		bool		others_done;
+
+		SpinLockAcquire(&shared->mutex);
+		others_done = shared->nscanned >= shared->nlaunched - 1;
+		SpinLockRelease(&shared->mutex);
+		if (others_done)
+			break;
+		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
 }

@@ -23,6 +23,7 @@
 
 #include <limits.h>
 
+#include "postmaster/bgworker_internals.h"
 #include "utils/guc.h"
 
 #include "pep_fault.h"
@@ -37,6 +38,7 @@
 char	   *pep_libjvm_path = NULL;
 char	   *pep_jvm_options = NULL;
 char	   *pep_fault_injection = NULL;
+int			pep_starve_worker = -1;
 bool		pep_log_exports = true;
 int			pep_max_partitions = 20000;
 int			pep_partition_writers = 512;
@@ -108,6 +110,15 @@ pep_define_gucs(void)
 							   PGC_SUSET,
 							   GUC_NOT_IN_SAMPLE,
 							   pep_fault_check_hook, NULL, NULL);
+
+	DefineCustomIntVariable("parallel_export_parquet.starve_worker",
+							"Test hook: one worker begins its share of a table's scan after every other worker has finished its own.",
+							"That worker gets no block of the table, as a worker starved of CPU might; -1 disables it.",
+							&pep_starve_worker,
+							-1, -1, MAX_PARALLEL_WORKER_LIMIT,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("parallel_export_parquet.log_exports",
 							 "Logs one line for every finished export.",

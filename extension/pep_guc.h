@@ -16,6 +16,7 @@
 extern char *pep_libjvm_path;
 extern char *pep_jvm_options;
 extern char *pep_fault_injection;
+extern int	pep_starve_worker;
 extern bool pep_log_exports;
 extern int	pep_max_partitions;
 extern int	pep_partition_writers;

@@ -130,6 +130,7 @@ typedef struct PEPShared
 	int			nlaunched;		/* workers launched, -1 until known */
 	int			nready;			/* workers whose JVM is up */
 	int			nfinished;		/* workers done with their input */
+	int			nscanned;		/* workers that scan no more of the table */
 	bool		input_done;		/* leader sent all tuples of a streamed source */
 	uint64		rows_total;		/* rows written by all workers */
 	int			partitions;		/* leaf folders created so far */

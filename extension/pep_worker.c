@@ -267,9 +267,28 @@ pep_worker_open_part(PEPWorker *w)
  * text tells a test harness, through pg_stat_activity, that the worker has
  * reached the fault point with its part open.
  */
+/*
+ * This worker scans no more of the table: count it in PEPShared.nscanned,
+ * which a worker held by the starve_worker test hook waits on.
+ */
 static void
-pep_worker_hang(void)
+pep_worker_scan_ended(PEPShared *shared)
 {
+	SpinLockAcquire(&shared->mutex);
+	shared->nscanned++;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+}
+
+/*
+ * The hang fault: wait for cancellation.  A worker held here scans no more,
+ * so a starved worker may go on and take the blocks it leaves, as one
+ * starved of CPU would once it ran.
+ */
+static void
+pep_worker_hang(PEPShared *shared)
+{
+	pep_worker_scan_ended(shared);
 	pgstat_report_activity(STATE_RUNNING, "parallel_export_parquet fault injection: hang");
 	for (;;)
 	{
@@ -322,7 +341,7 @@ pep_worker_flush(PEPWorker *w)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("injected fault after %lld batches", (long long) w->batches)));
 	if (pep_fault_strikes_at(&w->fault, "hang", w->batches, w->shared))
-		pep_worker_hang();
+		pep_worker_hang(w->shared);
 }
 
 /* Add one deformed row to the batch, flushing and growing it as needed. */
@@ -624,7 +643,11 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	pep_worker_start_barrier(w.shared, s3);
 
 	if (w.shared->nleaves > 0)
+	{
+		pep_fault_starve(w.shared);
 		pep_worker_scan(&w, shm_toc_lookup(toc, PARALLEL_KEY_PEP_SCANS, false));
+		pep_worker_scan_ended(w.shared);
+	}
 	else
 		pep_worker_receive(&w, seg, shm_toc_lookup(toc, PARALLEL_KEY_PEP_QUEUES, false), columns);
 

@@ -2,6 +2,7 @@
 -- pg_prove (tools/test.sh): the extension installs with both signatures; an
 -- export returns its row count and leaves part files and an empty _SUCCESS;
 -- a query streamed to W workers gives W parts; zero rows give exactly one part;
+-- the starve_worker test hook leaves the worker it names no block of a table;
 -- every kind of source (table by name or regclass, qualified and quoted
 -- names, view, matview, partitioned and foreign table, SELECT / WITH /
 -- VALUES / TABLE queries); the caller's uncommitted rows are exported; the
@@ -16,7 +17,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(62);
+SELECT plan(65);
 
 -- Installation and signatures
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
@@ -51,6 +52,24 @@ SELECT is(parallel_export_parquet('core_big', :'base' || '-w4', 4), 45000::bigin
           'table, 4 workers: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-w4', 1, 4), NULL,
           'table, 4 workers: one to four parts, an empty _SUCCESS, nothing else');
+
+-- The starve_worker test hook (tools/split_audit.sh): the worker it names
+-- begins its share of a table's scan after the others have finished theirs,
+-- so it gets no block. Worker 0's open_error strikes only if worker 0 has
+-- rows: starved, it has none, and worker 1 writes the one part; the control
+-- starves worker 1, and worker 0's fault strikes.
+SET LOCAL parallel_export_parquet.fault_injection = 'open_error:0';
+SET LOCAL parallel_export_parquet.starve_worker = 0;
+SELECT is(parallel_export_parquet('core_big', :'base' || '-starve0', 2), 45000::bigint,
+          'starve_worker = 0: worker 0 gets no block, so its open_error never strikes');
+SELECT is(pg_temp.layout_problem(:'base' || '-starve0', 1, 1), NULL,
+          'starve_worker = 0: the other worker wrote the one part');
+SET LOCAL parallel_export_parquet.starve_worker = 1;
+SELECT throws_like(format($$SELECT parallel_export_parquet('core_big', %L, 2)$$, :'base' || '-starve1'),
+                   'injected fault while opening part%',
+                   'control: starve_worker = 1 leaves the table to worker 0, whose open_error strikes');
+RESET parallel_export_parquet.starve_worker;
+RESET parallel_export_parquet.fault_injection;
 SELECT is(parallel_export_parquet('core_big', :'base' || '-wdefault'), 45000::bigint,
           'table, workers omitted: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-wdefault', 1, 32), NULL,

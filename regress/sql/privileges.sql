@@ -11,7 +11,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(28);
+SELECT plan(29);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -135,6 +135,8 @@ SELECT throws_ok($$SET parallel_export_parquet.jvm_options = '-javaagent:/tmp/ev
                  'jvm_options is superuser-only');
 SELECT throws_ok($$SET parallel_export_parquet.fault_injection = 'hang'$$, '42501', NULL,
                  'fault_injection is superuser-only');
+SELECT throws_ok($$SET parallel_export_parquet.starve_worker = 1$$, '42501', NULL,
+                 'starve_worker is superuser-only');
 SELECT throws_ok($$SET parallel_export_parquet.log_exports = off$$, '42501', NULL,
                  'log_exports is superuser-only');
 RESET ROLE;

@@ -5,6 +5,8 @@
 # Prints TAP.
 #
 #   - the installed version is 1.1, and 1.0 is there to upgrade from;
+#   - the cluster's starve_worker is what the leg asked for (PEP_STARVE_WORKER,
+#     default -1: off): the premise of a leg run as a split audit;
 #   - libjvm_path names an existing libjvm; the class cache of that JVM is
 #     there (an AOT cache on JDK 25 and later, an AppCDS archive before, not
 #     both) and that JVM maps it with -Xshare:on (it matches the JVM and the
@@ -29,7 +31,7 @@ sql() {
 	"$(pep_bindir)/psql" -X -A -t -q -v ON_ERROR_STOP=1 -c "$1" 2>&1
 }
 
-echo "1..18"
+echo "1..19"
 if ! pep_running; then
 	echo "Bail out! no running cluster at $PEP_DATA"
 	exit 1
@@ -50,6 +52,9 @@ is "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_
 	"installed version is 1.1, the default"
 is "$(sql "SELECT string_agg(version, ',' ORDER BY version) FROM pg_available_extension_versions WHERE name = 'parallel_export_parquet'")" \
 	"1.0,1.1" "1.0 and 1.1 are available (1.1 from 1.0 through the upgrade script)"
+
+is "$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.starve_worker")" "${PEP_STARVE_WORKER:--1}" \
+	"the suite's cluster ran with starve_worker ${PEP_STARVE_WORKER:--1}"
 
 share="$("$PG_CONFIG" --sharedir)/extension"
 libjvm="$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.libjvm_path")"
