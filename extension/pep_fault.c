@@ -40,7 +40,7 @@
  * hang, s3_error, open_error, close_error) also take the worker "any": the
  * fault strikes the first worker to reach the point (at batch N), and only
  * that one (PEPShared.fault_struck).  How a parallel scan shares its blocks
- * between workers depends on when each worker's JVM is up, so a fault for
+ * between workers depends on how the kernel runs them, so a fault for
  * worker K may find K with fewer than N batches, or none, and never strike;
  * a test of a table source with several workers names "any", and learns
  * which worker it was from the error's context or pg_stat_activity.  A
@@ -64,8 +64,8 @@
  * A second setting, parallel_export_parquet.starve_worker = K, makes worker
  * K begin its share of a table's scan only after every other worker has
  * finished its own (or stopped at the hang fault), so that it gets no block,
- * as a worker starved of CPU might.  tools/split_audit.sh runs the suites so, to find the checks that
- * count on each worker getting rows of a table.
+ * as a worker starved of CPU might.  tools/split_audit.sh runs the suites
+ * so, to find the checks that count on each worker getting rows of a table.
  *
  * IDENTIFICATION
  *	  extension/pep_fault.c
@@ -295,6 +295,19 @@ pep_fault_pause(const PEPFault *fault, PEPPause pause)
 		SetLatch(MyLatch);
 	}
 	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+/*
+ * This worker scans no more of the table (its share is done, or it is held
+ * by the hang fault): count it in PEPShared.nscanned for pep_fault_starve.
+ */
+void
+pep_fault_scan_ended(PEPShared *shared)
+{
+	SpinLockAcquire(&shared->mutex);
+	shared->nscanned++;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
 }
 
 /*

@@ -48,5 +48,6 @@ extern bool pep_fault_strikes_at(const PEPFault *fault, const char *point, int64
 								 struct PEPShared *shared);
 extern void pep_fault_pause(const PEPFault *fault, PEPPause pause);
 extern void pep_fault_starve(struct PEPShared *shared);
+extern void pep_fault_scan_ended(struct PEPShared *shared);
 
 #endif							/* PEP_FAULT_H */

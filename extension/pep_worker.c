@@ -265,30 +265,14 @@ pep_worker_open_part(PEPWorker *w)
 /*
  * Wait, interruptibly, until the leader cancels the export.  The activity
  * text tells a test harness, through pg_stat_activity, that the worker has
- * reached the fault point with its part open.
- */
-/*
- * This worker scans no more of the table: count it in PEPShared.nscanned,
- * which a worker held by the starve_worker test hook waits on.
- */
-static void
-pep_worker_scan_ended(PEPShared *shared)
-{
-	SpinLockAcquire(&shared->mutex);
-	shared->nscanned++;
-	SpinLockRelease(&shared->mutex);
-	ConditionVariableBroadcast(&shared->cv);
-}
-
-/*
- * The hang fault: wait for cancellation.  A worker held here scans no more,
- * so a starved worker may go on and take the blocks it leaves, as one
- * starved of CPU would once it ran.
+ * reached the fault point with its part open.  A worker held here scans no
+ * more, so a worker held by starve_worker may go on and take the blocks it
+ * leaves, as one starved of CPU would once it ran.
  */
 static void
 pep_worker_hang(PEPShared *shared)
 {
-	pep_worker_scan_ended(shared);
+	pep_fault_scan_ended(shared);
 	pgstat_report_activity(STATE_RUNNING, "parallel_export_parquet fault injection: hang");
 	for (;;)
 	{
@@ -646,7 +630,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	{
 		pep_fault_starve(w.shared);
 		pep_worker_scan(&w, shm_toc_lookup(toc, PARALLEL_KEY_PEP_SCANS, false));
-		pep_worker_scan_ended(w.shared);
+		pep_fault_scan_ended(w.shared);
 	}
 	else
 		pep_worker_receive(&w, seg, shm_toc_lookup(toc, PARALLEL_KEY_PEP_QUEUES, false), columns);
