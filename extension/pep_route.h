@@ -21,6 +21,7 @@ typedef struct PEPOpenPart
 {
 	int			entry;			/* the part's ledger entry */
 	uint64		rows;			/* rows written to it so far */
+	uint64		written_back;	/* its bytes the kernel was asked to write back */
 } PEPOpenPart;
 
 /* One partition folder this worker has met (any level; leaves hold parts). */
