@@ -120,6 +120,7 @@ set +o pipefail
 		/ postgres / { k = "PostgreSQL: heap scan, buffers, tuple deforming" }
 		/ postgres / && name ~ /escape_json|[Jj]sonb|StringInfo|_out$|OutputFunctionCall/ { k = "PostgreSQL: output functions (jsonb as text)" }
 		/parallel_export_parquet\.so/ { k = "extension C: batch filling (values, numeric, nested)" }
+		/parallel_export_parquet\.so/ && /pep_jsonb/ { k = "PostgreSQL: output functions (jsonb as text)" }
 		/parallel_export_parquet\.so/ && /pep_jvm|pep_sink/ { k = "JNI crossing" }
 		/\[JIT\]/ { k = "Java: other compiled code" }
 		/\[JIT\]/ && name ~ /org\.parallelexport/ { k = "Java: batch reading and level computation (this project)" }

@@ -290,7 +290,7 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 			break;
 		case JSONBOID:
 			node->kind = PEP_KIND_JSON;
-			node->form = PEP_FORM_OUTPUT;
+			node->form = PEP_FORM_JSONB;
 			break;
 		default:
 			elemtype = get_element_type(basetypid);

@@ -58,6 +58,7 @@ typedef enum PEPSourceForm
 	PEP_FORM_VARLENA,			/* text-like varlena whose bytes are the value */
 	PEP_FORM_NAME,				/* a NameData */
 	PEP_FORM_OUTPUT,			/* the type's output function */
+	PEP_FORM_JSONB,				/* jsonb, as its output function writes it (pep_jsonb.c) */
 	PEP_FORM_NESTED				/* an array or composite, serialized by pep_nested.c */
 } PEPSourceForm;
 

@@ -32,6 +32,7 @@
 #include "varatt.h"
 #endif
 
+#include "pep_jsonb.h"
 #include "pep_numeric.h"
 #include "pep_values.h"
 
@@ -230,6 +231,9 @@ pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
 		case PEP_FORM_OUTPUT:
 			ptr = OutputFunctionCall((FmgrInfo *) &node->outfn, value);
 			*len = strlen(ptr);
+			break;
+		case PEP_FORM_JSONB:
+			ptr = pep_jsonb_text(value, len);
 			break;
 		default:
 			elog(ERROR, "unsupported source form: %d", node->form);

@@ -122,9 +122,17 @@ FROM (
         CASE g WHEN 1 THEN '{"b": 1,   "a": [1, 2.50, "x"]}'::json WHEN 2 THEN 'null' WHEN 3 THEN '"é\u00e9"'
                WHEN 4 THEN '[]' WHEN 5 THEN '12345678901234567890.123'
                ELSE json_build_object('id', g, 'k', 'v' || g) END AS v_json,
+        -- jsonb's text is written by pep_jsonb.c, not jsonb_out: every layout and
+        -- escape rule, and each ASCII byte but NUL in a key and a value (g % 127)
         CASE g WHEN 1 THEN '{"b": 1,   "a": [1, 2.50, "x"]}'::jsonb WHEN 2 THEN 'null' WHEN 3 THEN '"é\u00e9"'
                WHEN 4 THEN '{}' WHEN 5 THEN '1e2'
-               ELSE jsonb_build_object('id', g, 'nested', jsonb_build_object('v', g % 10)) END AS v_jsonb,
+               WHEN 6 THEN '{"q\"k": "a\\b\/c\b\f\n\r\t\u0001\u001f\u007f", "": "", "e": [], "o": {}}'
+               WHEN 7 THEN '[[], {}, [[1]], {"a": {"b": [null, true, false, -0.0, 1.5e300, "s"]}}, "", 0]'
+               WHEN 8 THEN '"a raw \"scalar\" \\ string"' WHEN 9 THEN 'true' WHEN 10 THEN '[]'
+               WHEN 11 THEN '{"ключ": "значение 😀", "日本": ["語", {"x": "\u00e9\t"}]}'
+               WHEN 12 THEN '[{"a": []}, {"b": {}}, [{"c": [{}]}]]' WHEN 13 THEN '-123.4500'
+               ELSE jsonb_build_object('id', g, 'nested', jsonb_build_object('v', g % 10),
+                                       'k' || chr(1 + g % 127), chr(1 + (g + 7) % 127) || 'v') END AS v_jsonb,
         CASE g WHEN 1 THEN '1 year 2 mons 3 days 04:05:06.789'::interval WHEN 2 THEN '-1 day'
                ELSE g * interval '1 minute' END AS v_interval,
         CASE g WHEN 1 THEN '{}'::integer[] WHEN 2 THEN '{1,NULL,3}' ELSE ARRAY[g, g + 1] END AS v_int4_arr,
