@@ -146,7 +146,6 @@ pep_jsonb_text(Datum value, Size *len)
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken type;
-	/* no ", " before the next item: the first in its container, or a key's value */
 	bool		first = true;
 	bool		raw_scalar = false;
 
@@ -155,46 +154,35 @@ pep_jsonb_text(Datum value, Size *len)
 	it = JsonbIteratorInit(&jb->root);
 	while ((type = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
 	{
+		if (!first && type != WJB_END_ARRAY && type != WJB_END_OBJECT)
+			pep_jsonb_append(&out, ", ", 2);
+		/* a container's first item and a key's value follow no ", " */
+		first = (type == WJB_BEGIN_ARRAY || type == WJB_BEGIN_OBJECT || type == WJB_KEY);
 		switch (type)
 		{
 			case WJB_BEGIN_ARRAY:
-				if (!first)
-					pep_jsonb_append(&out, ", ", 2);
 				if (v.val.array.rawScalar)
 					raw_scalar = true;
 				else
 					appendStringInfoCharMacro(&out, '[');
-				first = true;
 				break;
 			case WJB_BEGIN_OBJECT:
-				if (!first)
-					pep_jsonb_append(&out, ", ", 2);
 				appendStringInfoCharMacro(&out, '{');
-				first = true;
 				break;
 			case WJB_KEY:
-				if (!first)
-					pep_jsonb_append(&out, ", ", 2);
 				pep_jsonb_put_scalar(&out, &v);
 				pep_jsonb_append(&out, ": ", 2);
-				/* the value follows: a scalar, or a container that opens with no ", " */
-				first = true;
 				break;
 			case WJB_VALUE:
 			case WJB_ELEM:
-				if (!first)
-					pep_jsonb_append(&out, ", ", 2);
 				pep_jsonb_put_scalar(&out, &v);
-				first = false;
 				break;
 			case WJB_END_ARRAY:
 				if (!raw_scalar)
 					appendStringInfoCharMacro(&out, ']');
-				first = false;
 				break;
 			case WJB_END_OBJECT:
 				appendStringInfoCharMacro(&out, '}');
-				first = false;
 				break;
 			default:
 				elog(ERROR, "unknown jsonb iterator token type: %d", (int) type);
