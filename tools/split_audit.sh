@@ -9,8 +9,10 @@
 # a worker starved of CPU on a busy machine may. A check that fails here and
 # passes in tools/test.sh depends on the split: make the split certain (one
 # worker, a query source, whose rows are dealt in turn) or assert what the
-# test got. Not part of CI, since it runs the suites again (about 12
-# minutes); run it after changing tests that export with several workers.
+# test got. CI's PostgreSQL 17 leg runs its suites the same way
+# (tools/pgroot/run.sh with PEP_ROOT_STARVE_WORKER=1); this script does it
+# on the host (about 12 minutes), for a quicker answer after changing tests
+# that export with several workers.
 #
 # Its premise, checked last: the cluster the suites ran on had the setting.
 #
