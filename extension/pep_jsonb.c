@@ -19,7 +19,8 @@
  * are JsonbToCString's without indentation (", " between items, ": " after
  * a key, a raw scalar without brackets), the escapes are escape_json's
  * (\b \f \n \r \t \" \\, any other byte below 0x20 as \u00XX in lower-case
- * hex, everything else as it is), and numbers are numeric_out's own text.
+ * hex, everything else as it is), and numbers are numeric_out's text
+ * (pep_numtext.c).
  * The read-back tests compare every jsonb of their fixtures, escapes and
  * nesting included, with PostgreSQL's jsonb::text.
  *
@@ -31,13 +32,13 @@
 #include "postgres.h"
 
 #include "lib/stringinfo.h"
-#include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
 
 #include "pep_jsonb.h"
+#include "pep_numtext.h"
 
 /*
  * appendBinaryStringInfo, inline: most pieces are a few bytes (", ", a
@@ -123,9 +124,7 @@ pep_jsonb_put_scalar(StringInfo out, const JsonbValue *v)
 			pep_jsonb_put_string(out, v->val.string.val, v->val.string.len);
 			break;
 		case jbvNumeric:
-			appendStringInfoString(out,
-								   DatumGetCString(DirectFunctionCall1(numeric_out,
-																	   NumericGetDatum(v->val.numeric))));
+			pep_numeric_append(out, NumericGetDatum(v->val.numeric));
 			break;
 		case jbvBool:
 			if (v->val.boolean)

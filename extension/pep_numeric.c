@@ -6,11 +6,7 @@
  * A DECIMAL(p,s) with p <= 18 is written as the integer value * 10^s.
  * Printing every numeric with numeric_out and parsing the text again in
  * Java cost about a third of such a column's time, so the value is decoded
- * here from numeric's storage format: a header word (or two), then base
- * 10000 digits, the first of weight `weight`.  That format is on disk in
- * every database and pg_upgrade carries it over unchanged, so it does not
- * change between major versions; numeric.c keeps its struct private, which
- * is why its layout is restated below.
+ * here from numeric's storage format (pep_numeric.h).
  *
  * A value that would need rounding, more than p digits, or is NaN or
  * infinite is an error naming the column and the value: a numeric(p,s)
@@ -28,22 +24,8 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
-#if PG_VERSION_NUM >= 160000
-#include "varatt.h"
-#endif
 
 #include "pep_numeric.h"
-
-/* numeric's storage format, as numeric.c defines it */
-#define PEP_NBASE					10000
-#define PEP_DEC_DIGITS				4
-#define PEP_NUMERIC_SIGN_MASK		0xC000
-#define PEP_NUMERIC_NEG				0x4000
-#define PEP_NUMERIC_SHORT			0x8000
-#define PEP_NUMERIC_SPECIAL			0xC000
-#define PEP_NUMERIC_SHORT_SIGN_MASK	0x2000
-#define PEP_NUMERIC_SHORT_WEIGHT_SIGN_MASK 0x0040
-#define PEP_NUMERIC_SHORT_WEIGHT_MASK 0x003F
 
 static const int64 pep_pow10[] = {
 	INT64CONST(1), INT64CONST(10), INT64CONST(100), INT64CONST(1000),
@@ -135,56 +117,28 @@ int64
 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	const uint16 *words;
-	int			nwords;
-	uint16		header;
-	bool		negative;
-	int			weight;
-	const uint16 *digits;
-	int			ndigits;
+	PEPNumericParts parts;
 	int64		unscaled = 0;
 
 	Assert(precision >= 1 && precision <= 18 && scale >= 0 && scale <= precision);
 	/* pg_detoast_datum_packed's test, inline: a numeric is rarely toasted */
 	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
-		v = pg_detoast_datum_packed(v);
-	words = (const uint16 *) VARDATA_ANY(v);
-	nwords = VARSIZE_ANY_EXHDR(v) / sizeof(uint16);
-	if (nwords < 1)
-		elog(ERROR, "numeric value of column \"%s\" has no header", column);
-	header = words[0];
-
-	if ((header & PEP_NUMERIC_SIGN_MASK) == PEP_NUMERIC_SPECIAL)
+		value = PointerGetDatum(pg_detoast_datum_packed(v));
+	if (!pep_numeric_parts(value, &parts))
+		elog(ERROR, "numeric value of column \"%s\" has a truncated header", column);
+	if (parts.special)
 		pep_numeric_refuse(value, precision, scale, column,
 						   "Parquet DECIMAL has no NaN or infinite values.");
-	if (header & PEP_NUMERIC_SHORT)
-	{
-		negative = (header & PEP_NUMERIC_SHORT_SIGN_MASK) != 0;
-		weight = (header & PEP_NUMERIC_SHORT_WEIGHT_MASK);
-		if (header & PEP_NUMERIC_SHORT_WEIGHT_SIGN_MASK)
-			weight |= ~PEP_NUMERIC_SHORT_WEIGHT_MASK;
-		digits = words + 1;
-		ndigits = nwords - 1;
-	}
-	else
-	{
-		if (nwords < 2)
-			elog(ERROR, "numeric value of column \"%s\" has a truncated header", column);
-		negative = (header & PEP_NUMERIC_SIGN_MASK) == PEP_NUMERIC_NEG;
-		weight = (int16) words[1];
-		digits = words + 2;
-		ndigits = nwords - 2;
-	}
-
-	if (pep_numeric_unscaled_short(digits, ndigits, weight, precision, scale, &unscaled))
-		return negative ? -unscaled : unscaled;
+	if (pep_numeric_unscaled_short(parts.digits, parts.ndigits, parts.weight, precision, scale,
+								   &unscaled))
+		return parts.negative ? -unscaled : unscaled;
 	unscaled = 0;
 
 	/* digit i is worth 10000^(weight - i), so 10^(4 * (weight - i) + scale) unscaled */
-	for (int i = 0; i < ndigits; i++)
+	for (int i = 0; i < parts.ndigits; i++)
 	{
-		int			exponent = PEP_DEC_DIGITS * (weight - i) + scale;
-		int64		d = digits[i];
+		int			exponent = PEP_DEC_DIGITS * (parts.weight - i) + scale;
+		int64		d = parts.digits[i];
 
 		if (d == 0)
 			continue;
@@ -205,5 +159,5 @@ pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 	if (unscaled >= pep_pow10[precision])
 		pep_numeric_refuse(value, precision, scale, column,
 						   "The value has more digits than the precision.");
-	return negative ? -unscaled : unscaled;
+	return parts.negative ? -unscaled : unscaled;
 }

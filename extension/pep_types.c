@@ -56,7 +56,7 @@
 /*
  * A DECIMAL of the given precision: up to 18 digits the C side decodes the
  * numeric into its unscaled int64 (no text on the hot path); wider ones
- * cross as numeric_out's exact text, which Java scales.
+ * cross as numeric_out's exact text (pep_numtext.c), which Java scales.
  */
 static void
 pep_set_decimal(PEPNode *node, int precision, int scale)
@@ -71,7 +71,7 @@ pep_set_decimal(PEPNode *node, int precision, int scale)
 	else
 	{
 		node->kind = PEP_KIND_DECIMAL;
-		node->form = PEP_FORM_OUTPUT;
+		node->form = PEP_FORM_NUMERIC;
 	}
 }
 
@@ -126,7 +126,7 @@ pep_numeric_fallback(PEPNode *node, const PEPTypeChoices *types)
 			break;
 		default:
 			node->kind = PEP_KIND_STRING;
-			node->form = PEP_FORM_OUTPUT;
+			node->form = PEP_FORM_NUMERIC;
 			break;
 	}
 }

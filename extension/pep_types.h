@@ -59,6 +59,7 @@ typedef enum PEPSourceForm
 	PEP_FORM_NAME,				/* a NameData */
 	PEP_FORM_OUTPUT,			/* the type's output function */
 	PEP_FORM_JSONB,				/* jsonb, as its output function writes it (pep_jsonb.c) */
+	PEP_FORM_NUMERIC,			/* numeric, as its output function writes it (pep_numtext.c) */
 	PEP_FORM_NESTED				/* an array or composite, serialized by pep_nested.c */
 } PEPSourceForm;
 

@@ -34,6 +34,7 @@
 
 #include "pep_jsonb.h"
 #include "pep_numeric.h"
+#include "pep_numtext.h"
 #include "pep_values.h"
 
 /*
@@ -234,6 +235,9 @@ pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
 			break;
 		case PEP_FORM_JSONB:
 			ptr = pep_jsonb_text(value, len);
+			break;
+		case PEP_FORM_NUMERIC:
+			ptr = pep_numeric_text(value, len);
 			break;
 		default:
 			elog(ERROR, "unsupported source form: %d", node->form);

@@ -89,9 +89,16 @@ FROM (
                WHEN 2 THEN 9999999999999999999999999999.9999999999
                WHEN 3 THEN 0.0000000001 WHEN 4 THEN 0
                ELSE g * 1234567890.0123456789 END::numeric(38,10) AS v_num38,
+        -- numeric's text is written by pep_numtext.c, not numeric_out: weights below
+        -- zero and past the last digit, a first digit of 1 to 4 figures, scales that
+        -- are and are not multiples of four, zero with a scale, the special values
         CASE g WHEN 1 THEN 'NaN'::numeric WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
                WHEN 4 THEN 1e-30 WHEN 5 THEN 1e100 WHEN 6 THEN 0.000 WHEN 7 THEN -1.50
-               ELSE g::numeric / 7 END AS v_num_free,
+               WHEN 8 THEN -0.00001234 WHEN 9 THEN 10000 WHEN 10 THEN 99990000.00010
+               WHEN 11 THEN 123456789012345678901234567890.123456789 WHEN 12 THEN 100.0000
+               WHEN 13 THEN 1000.1 WHEN 14 THEN 0.00005 WHEN 15 THEN -9999 WHEN 16 THEN 0
+               WHEN 17 THEN 5.5e-100 WHEN 18 THEN 42.00000000000000000000001
+               ELSE g::numeric / 7 * 10 ^ (g % 9 - 4)::numeric END AS v_num_free,
         CASE g WHEN 1 THEN '' WHEN 2 THEN 'héllo wörld ☃ 𝄞 日本語'
                WHEN 3 THEN E'line1\nline2\ttab\r\n"quoted" ''single'' back\\slash'
                WHEN 4 THEN repeat('long', 5000) WHEN 5 THEN ' padded  '
@@ -131,6 +138,7 @@ FROM (
                WHEN 8 THEN '"a raw \"scalar\" \\ string"' WHEN 9 THEN 'true' WHEN 10 THEN '[]'
                WHEN 11 THEN '{"ключ": "значение 😀", "日本": ["語", {"x": "\u00e9\t"}]}'
                WHEN 12 THEN '[{"a": []}, {"b": {}}, [{"c": [{}]}]]' WHEN 13 THEN '-123.4500'
+               WHEN 14 THEN '[0, 0.000, -0.00001234, 10000, 99990000.00010, 1e100, 5.5e-100, 100.0000, 7, 12.5]'
                ELSE jsonb_build_object('id', g, 'nested', jsonb_build_object('v', g % 10),
                                        'k' || chr(1 + g % 127), chr(1 + (g + 7) % 127) || 'v') END AS v_jsonb,
         CASE g WHEN 1 THEN '1 year 2 mons 3 days 04:05:06.789'::interval WHEN 2 THEN '-1 day'
