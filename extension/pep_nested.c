@@ -38,6 +38,7 @@
 #include "access/htup_details.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/arrayaccess.h"
 
 #include "pep_nested.h"
 #include "pep_values.h"
@@ -57,28 +58,104 @@ pep_refuse_shape(const char *column, int ndim, int depth)
 }
 
 /*
- * The LIST payload of dimension dim of a deconstructed array, starting at
- * element *pos in row-major order.  Only the innermost dimension has NULL
- * elements; sub-arrays are never NULL.
+ * Where the elements of the array being serialized are read from, in
+ * row-major order: the array's own storage, walked once, rather than
+ * deconstruct_array's palloc'd copies of every element.
+ */
+typedef struct PEPArrayWalk
+{
+	array_iter	iter;
+	const PEPNode *elem;		/* the element node */
+	bits8	   *nullbitmap;		/* 1 = not NULL; NULL when no element is */
+	int			pos;			/* the next element's index */
+	/* with raw, the stored bytes of the non-NULL elements are their nested form */
+	bool		raw;
+	const char *data;			/* with raw: the next non-NULL element's bytes */
+} PEPArrayWalk;
+
+/*
+ * Whether elements of node are stored as their nested form: the fixed width
+ * kinds pep_put_fixed writes as the Datum's own bytes, of a pass-by-value
+ * type as wide.  Such elements lie back to back in an array, NULLs taking
+ * no space, so a run of them is copied whole.
+ */
+static bool
+pep_nested_raw(const PEPNode *elem)
+{
+	PEPPlace	place;
+
+	if (pep_kind_is_var(elem->kind) || !elem->typbyval ||
+		elem->typlen != pep_kind_width(elem->kind))
+		return false;
+	place = pep_value_place(elem);
+	return place == PEP_PLACE_BOOL || place == PEP_PLACE_DATUM2 ||
+		place == PEP_PLACE_DATUM4 || place == PEP_PLACE_DATUM8;
+}
+
+/* The LIST payload of the next count elements: the innermost dimension. */
+static void
+pep_nested_elements(StringInfo out, PEPArrayWalk *walk, int32 count, const char *column)
+{
+	const PEPNode *elem = walk->elem;
+	char	   *nulls;
+	int			present = count;
+
+	enlargeStringInfo(out, sizeof(count) + count);
+	memcpy(out->data + out->len, &count, sizeof(count));
+	out->len += sizeof(count);
+	nulls = out->data + out->len;
+	if (walk->nullbitmap == NULL)
+		memset(nulls, 0, count);
+	else
+	{
+		for (int i = 0; i < count; i++)
+		{
+			int			k = walk->pos + i;
+
+			nulls[i] = (walk->nullbitmap[k / 8] & (1 << (k % 8))) ? 0 : 1;
+			present -= nulls[i];
+		}
+	}
+	out->len += count;
+
+	if (walk->raw)
+	{
+		int			bytes = present * elem->typlen;
+
+		enlargeStringInfo(out, bytes);
+		memcpy(out->data + out->len, walk->data, bytes);
+		out->len += bytes;
+		walk->data += bytes;
+		walk->pos += count;
+		return;
+	}
+	for (int i = 0; i < count; i++, walk->pos++)
+	{
+		bool		isnull;
+		Datum		value = array_iter_next(&walk->iter, &isnull, walk->pos,
+										   elem->typlen, elem->typbyval, elem->typalign);
+
+		if (!isnull)
+			pep_nested_value(out, elem, value, column);
+	}
+}
+
+/*
+ * The LIST payload of dimension dim of the array walk reads.  Only the
+ * innermost dimension has NULL elements; sub-arrays are never NULL.
  */
 static void
 pep_nested_dims(StringInfo out, const PEPNode *node, const int *dims, int dim,
-				Datum *elems, bool *nulls, int *pos, const char *column)
+				PEPArrayWalk *walk, const char *column)
 {
 	int32		count = dims[dim];
 
-	appendBinaryStringInfo(out, (char *) &count, sizeof(count));
 	if (node->ndims == 1)
 	{
-		for (int i = 0; i < count; i++)
-			appendStringInfoCharMacro(out, nulls[*pos + i] ? 1 : 0);
-		for (int i = 0; i < count; i++, (*pos)++)
-		{
-			if (!nulls[*pos])
-				pep_nested_value(out, node->children[0], elems[*pos], column);
-		}
+		pep_nested_elements(out, walk, count, column);
 		return;
 	}
+	appendBinaryStringInfo(out, (char *) &count, sizeof(count));
 	for (int i = 0; i < count; i++)
 		appendStringInfoCharMacro(out, 0);
 	for (int i = 0; i < count; i++)
@@ -87,7 +164,7 @@ pep_nested_dims(StringInfo out, const PEPNode *node, const int *dims, int dim,
 		int32		len32 = 0;
 
 		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
-		pep_nested_dims(out, node->children[0], dims, dim + 1, elems, nulls, pos, column);
+		pep_nested_dims(out, node->children[0], dims, dim + 1, walk, column);
 		len32 = out->len - at - (int) sizeof(len32);
 		memcpy(out->data + at, &len32, sizeof(len32));
 	}
@@ -99,10 +176,7 @@ pep_nested_list(StringInfo out, const PEPNode *node, Datum value, const char *co
 	ArrayType  *arr = DatumGetArrayTypeP(value);
 	const PEPNode *elem = node;
 	int			ndim = ARR_NDIM(arr);
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int			pos = 0;
+	PEPArrayWalk walk;
 
 	if (ndim == 0)
 	{
@@ -127,10 +201,13 @@ pep_nested_list(StringInfo out, const PEPNode *node, Datum value, const char *co
 
 	while (elem->ndims > 1)
 		elem = elem->children[0];
-	elem = elem->children[0];
-	deconstruct_array(arr, ARR_ELEMTYPE(arr), elem->typlen, elem->typbyval, elem->typalign,
-					  &elems, &nulls, &n);
-	pep_nested_dims(out, node, ARR_DIMS(arr), 0, elems, nulls, &pos, column);
+	walk.elem = elem->children[0];
+	walk.nullbitmap = ARR_NULLBITMAP(arr);
+	walk.pos = 0;
+	walk.raw = pep_nested_raw(walk.elem);
+	walk.data = ARR_DATA_PTR(arr);
+	array_iter_setup(&walk.iter, (AnyArrayType *) arr);
+	pep_nested_dims(out, node, ARR_DIMS(arr), 0, &walk, column);
 }
 
 static void
@@ -192,8 +269,10 @@ pep_nested_value(StringInfo out, const PEPNode *node, Datum value, const char *c
 		const char *bytes = pep_leaf_bytes(node, column, value, &len);
 
 		len32 = (int32) len;
-		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
-		appendBinaryStringInfo(out, bytes, (int) len);
+		enlargeStringInfo(out, sizeof(len32) + len32);
+		memcpy(out->data + out->len, &len32, sizeof(len32));
+		memcpy(out->data + out->len + sizeof(len32), bytes, len);
+		out->len += sizeof(len32) + len32;
 	}
 }
 
