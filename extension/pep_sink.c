@@ -49,6 +49,8 @@ static PEPJavaMethod pep_sink_close_part_m =
 	PEP_JAVA_METHOD(PEP_SINK_CLASS, "closePart", "()J");
 static PEPJavaMethod pep_sink_part_size_m =
 	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partSize", "()J");
+static PEPJavaMethod pep_sink_part_size_limit_m =
+	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partSizeLimit", "()J");
 static PEPJavaMethod pep_sink_select_part_m =
 	PEP_JAVA_METHOD(PEP_SINK_CLASS, "selectPart", "(I)V");
 static PEPJavaMethod pep_sink_part_to_finish_m =
@@ -102,6 +104,13 @@ static jlong
 pep_sink_java_part_size(jobject sink, const char *what)
 {
 	return pep_jni_call_long(&pep_sink_part_size_m, sink, what);
+}
+
+static jlong
+pep_sink_java_part_size_limit(jobject sink)
+{
+	return pep_jni_call_long(&pep_sink_part_size_limit_m, sink,
+							 "could not ask the parquet writer how large a part may grow");
 }
 
 static void
@@ -196,6 +205,7 @@ pep_sink_create(PEPBatch *batch, const char *options)
 	pep_jni_resolve(&pep_sink_write_batch_m);
 	pep_jni_resolve(&pep_sink_close_part_m);
 	pep_jni_resolve(&pep_sink_part_size_m);
+	pep_jni_resolve(&pep_sink_part_size_limit_m);
 	pep_jni_resolve(&pep_sink_select_part_m);
 	pep_jni_resolve(&pep_sink_part_to_finish_m);
 	batch->grown = false;
@@ -251,6 +261,19 @@ uint64
 pep_sink_part_size(PEPSink *sink)
 {
 	return (uint64) pep_sink_java_part_size(sink->sink, sink->write_msg);
+}
+
+/*
+ * Bytes past which a part must end for its kind of file to hold it (one
+ * object-store upload's parts are numbered to 10,000); PG_UINT64_MAX for
+ * local files.
+ */
+uint64
+pep_sink_part_size_limit(PEPSink *sink)
+{
+	jlong		limit = pep_sink_java_part_size_limit(sink->sink);
+
+	return limit > 0 ? (uint64) limit : PG_UINT64_MAX;
 }
 
 /* The BatchSink itself, for calls that hand it to other Java objects. */

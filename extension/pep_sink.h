@@ -23,6 +23,7 @@ extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
 extern void pep_sink_fail_next_batch(PEPSink *sink);
 extern uint64 pep_sink_close_part(PEPSink *sink);
 extern uint64 pep_sink_part_size(PEPSink *sink);
+extern uint64 pep_sink_part_size_limit(PEPSink *sink);
 extern jobject pep_sink_object(PEPSink *sink);
 extern void pep_sink_select_part(PEPSink *sink, int slot);
 extern int	pep_sink_part_to_finish(PEPSink *sink);

@@ -73,6 +73,7 @@ typedef struct PEPWorker
 	PEPOpenPart *part;			/* the current part: only's, or its folder's */
 	PEPOpenPart only;			/* the part of an unpartitioned export */
 	PEPFault	fault;			/* injected fault, if any */
+	uint64		part_limit;		/* a part ends past this: file_size_bytes, or what its file holds */
 	int			staging_fd;		/* the leader's staging directory, held open; -1: object store */
 	char		staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
 	MemoryContext row_context;	/* reset after every row */
@@ -342,10 +343,12 @@ pep_worker_flush(PEPWorker *w)
 	w->batches++;
 	pep_batch_reset(w->batch);
 
-	/* A part past file_size_bytes is finished; the next batch opens another. */
+	/*
+	 * A part past file_size_bytes, or past what one object-store upload
+	 * holds, is finished; the next batch opens another.
+	 */
 	w->slot->bytes_open = pep_sink_part_size(w->sink);
-	if (w->shared->file_size_bytes > 0 &&
-		w->slot->bytes_open >= (uint64) w->shared->file_size_bytes)
+	if (w->slot->bytes_open >= w->part_limit)
 		pep_worker_close_part(w);
 	else if (w->s3 == NULL &&
 			 w->slot->bytes_open >= w->part->written_back + PEP_WRITEBACK_AFTER)
@@ -659,8 +662,12 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
 										  ALLOCSET_DEFAULT_SIZES);
 	if (s3 != NULL)
-	{
 		pep_s3w_attach(w.s3, w.sink);
+	w.part_limit = pep_sink_part_size_limit(w.sink);
+	if (w.shared->file_size_bytes > 0)
+		w.part_limit = Min(w.part_limit, (uint64) w.shared->file_size_bytes);
+	if (s3 != NULL)
+	{
 		/* Worker 0 checks the target before it reports ready: no row is read before. */
 		if (ParallelWorkerNumber == 0)
 		{

@@ -507,6 +507,14 @@ public final class BatchSink {
     return partWriter.dataSize();
   }
 
+  /**
+   * Bytes past which the C side ends a part whatever file_size_bytes says: what one upload holds
+   * for an object store (S3Settings.partSizeLimit), no limit for local files.
+   */
+  public long partSizeLimit() {
+    return partFiles.partSizeLimit();
+  }
+
   /** Finishes the footer and closes the part (a file is synced); returns its size in bytes. */
   public long closePart() throws IOException {
     requireOpenPart("close");

@@ -33,5 +33,10 @@ public interface PartFile extends OutputFile {
   /** Makes the PartFile for one part; BatchSink's default writes local files. */
   interface Factory {
     PartFile create(String path, CreatedByStamp stamp) throws IOException;
+
+    /** Bytes past which a part must end for its kind of file to hold it; a local file has none. */
+    default long partSizeLimit() {
+      return Long.MAX_VALUE;
+    }
   }
 }

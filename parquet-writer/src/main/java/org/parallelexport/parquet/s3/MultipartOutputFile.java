@@ -16,6 +16,9 @@
  * the current buffer is dropped. A footer larger than part_size, which would start even earlier,
  * fails with a clear message.
  *
+ * S3 numbers an upload's parts 1 to 10,000 (max_parts): a part file that would need more fails,
+ * so the worker ends its parts at nine tenths of that room (S3Settings.partSizeLimit).
+ *
  * Memory: the buffer being filled, the parts in flight, and the kept one: at most
  * (uploads_in_flight + 2) * part_size bytes of heap (S3Settings.maxBufferedBytes), whatever the
  * part file's size; the first buffer grows from 64 KiB, so a small part costs little.
@@ -39,8 +42,6 @@ import org.parallelexport.parquet.PartFile;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
 public final class MultipartOutputFile implements PartFile {
-  // S3 numbers an upload's parts 1 to 10,000.
-  private static final int MAX_PARTS = 10_000;
   private static final int FIRST_BUFFER_BYTES = 64 * 1024;
 
   private final S3Session session;
@@ -173,6 +174,7 @@ public final class MultipartOutputFile implements PartFile {
   private final class Stream extends PositionOutputStream {
     private final int partBytes = session.settings().partBytes;
     private final int maxInFlight = session.settings().uploadsInFlight;
+    private final int maxParts = session.settings().maxParts;
     private final Deque<Future<CompletedPart>> inFlight = new ArrayDeque<>();
     private final Deque<byte[]> inFlightBuffers = new ArrayDeque<>();
     private final Deque<byte[]> free = new ArrayDeque<>();
@@ -248,14 +250,16 @@ public final class MultipartOutputFile implements PartFile {
         current = Arrays.copyOf(current, (int) Math.min(partBytes, 2L * current.length));
         return;
       }
-      if (nextNumber > MAX_PARTS) {
+      if (nextNumber >= maxParts) {
+        // The last number stays free for close()'s last part. The worker ends its parts well
+        // before this (S3Settings.partSizeLimit).
         throw new IOException(
             getPath()
                 + ": a part file larger than "
-                + MAX_PARTS
+                + maxParts
                 + " upload parts of "
                 + partBytes
-                + " bytes; raise the part size");
+                + " bytes, the most one upload holds");
       }
       while (inFlight.size() >= maxInFlight) {
         collectOldest();

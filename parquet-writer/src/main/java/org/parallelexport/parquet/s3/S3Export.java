@@ -172,6 +172,11 @@ public final class S3Export implements PartFile.Factory {
     return file;
   }
 
+  @Override
+  public long partSizeLimit() {
+    return session.settings().partSizeLimit();
+  }
+
   /** The sink closed a part: its upload waits, pending, for publication. */
   public void partClosed() {
     int before = pending.size();

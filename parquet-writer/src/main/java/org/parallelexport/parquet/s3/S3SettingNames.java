@@ -22,6 +22,8 @@ final class S3SettingNames {
   static final String CHECKSUM_WHEN_REQUIRED = "when_required";
   static final String CHECKSUM_WHEN_SUPPORTED = "when_supported";
   static final String PART_SIZE = "part_size";
+  // Most parts of one upload: S3's 10,000 unless a test asks for fewer.
+  static final String MAX_PARTS = "max_parts";
   static final String UPLOADS_IN_FLIGHT = "uploads_in_flight";
   static final String MAX_ATTEMPTS = "max_attempts";
   static final String CALL_TIMEOUT_MS = "call_timeout_ms";

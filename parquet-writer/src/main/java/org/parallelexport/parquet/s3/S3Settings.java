@@ -18,6 +18,9 @@ public final class S3Settings {
   /** The smallest part S3 accepts, except for an upload's last. */
   public static final int MIN_PART_BYTES = 5 * 1024 * 1024;
 
+  /** S3 numbers an upload's parts 1 to 10,000. */
+  public static final int MAX_UPLOAD_PARTS = 10_000;
+
   /** Whether to address buckets in the path (http://host/bucket/key); null: decide by endpoint. */
   Boolean pathStyle;
 
@@ -30,6 +33,7 @@ public final class S3Settings {
   // S3Proxy, and many S3-compatible servers, refuse the SDK's default streaming CRC32 trailer.
   boolean checksumWhenRequired = true;
   int partBytes = 8 * 1024 * 1024;
+  int maxParts = MAX_UPLOAD_PARTS;
   int uploadsInFlight = 2;
   int maxAttempts = 6;
   int callTimeoutMillis = 120_000;
@@ -73,6 +77,9 @@ public final class S3Settings {
       case S3SettingNames.PART_SIZE:
         partBytes = bounded(key, value, MIN_PART_BYTES, 512 * 1024 * 1024);
         break;
+      case S3SettingNames.MAX_PARTS:
+        maxParts = bounded(key, value, 2, MAX_UPLOAD_PARTS);
+        break;
       case S3SettingNames.UPLOADS_IN_FLIGHT:
         uploadsInFlight = bounded(key, value, 1, 16);
         break;
@@ -102,6 +109,17 @@ public final class S3Settings {
     return "localhost".equalsIgnoreCase(host)
         || host.startsWith("[")
         || host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+  }
+
+  /**
+   * Bytes past which a worker ends its part and starts another, whatever file_size_bytes says: one
+   * upload holds at most maxParts parts of partBytes. The worker compares the part's size with this
+   * after each batch, so the part still grows by at most a batch and by its page indexes and
+   * footer; a tenth of the upload's room is kept for those (7.8 GiB at the defaults, which end a
+   * part at 70.3 GiB).
+   */
+  public long partSizeLimit() {
+    return (long) maxParts * partBytes / 10 * 9;
   }
 
   /** Most bytes of part data a worker holds at once: see MultipartOutputFile. */

@@ -114,6 +114,36 @@ class MultipartOutputFileIT {
     assertReadsBack(object, rows);
   }
 
+  /**
+   * A part the worker ends once it has passed partSizeLimit, as it does after each batch, fits in
+   * its upload; the control goes on writing and runs out of upload parts. Three parts of 5 MiB
+   * stand for S3's 10,000 of 8 MiB.
+   */
+  @Test
+  void aPartEndedAtItsSizeLimitFitsItsUpload() throws Exception {
+    try (S3Session three = new S3Session(settings("max_parts=3\n"))) {
+      long limit = three.settings().partSizeLimit();
+      long room = 3L * S3Settings.MIN_PART_BYTES;
+      assertEquals(room / 10 * 9, limit, "premise: max_parts and part_size were taken");
+
+      MultipartOutputFile ended =
+          new MultipartOutputFile(three, BUCKET, "limit/part-0.parquet", STAMP);
+      long rows = writeUntil(ended, limit);
+      PendingUpload pending = ended.pending();
+      assertEquals(3, pending.partCount(), "premise: the part used every upload part");
+      assertTrue(pending.size() > limit && pending.size() <= room, "size " + pending.size());
+      pending.complete(three);
+      assertReadsBack(data.resolve(BUCKET).resolve("limit/part-0.parquet"), rows);
+
+      MultipartOutputFile control =
+          new MultipartOutputFile(three, BUCKET, "limit/part-1.parquet", STAMP);
+      IOException e = assertThrows(IOException.class, () -> writeUntil(control, room + 1));
+      assertTrue(e.getMessage().contains("larger than 3 upload parts"), e.getMessage());
+      control.abort();
+      assertEquals(List.of(), uploadKeys("limit/"));
+    }
+  }
+
   @Test
   void smallFileIsOnePartUpload() throws Exception {
     String key = "small/part-0.parquet";
@@ -276,6 +306,32 @@ class MultipartOutputFileIT {
         writer.write(groups.newGroup().append("id", i).append("label", "r" + random.nextInt()));
       }
     }
+  }
+
+  /**
+   * Writes rows in row groups of 256 KiB, checking the file's position after each thousand as a
+   * worker checks its part after each batch, and closes the file once it has reached {@code
+   * stopAt}; returns the rows written.
+   */
+  private static long writeUntil(MultipartOutputFile file, long stopAt) throws IOException {
+    SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
+    Random random = new Random(stopAt);
+    long rows = 0;
+    try (ParquetWriter<org.apache.parquet.example.data.Group> writer =
+        ExampleParquetWriter.builder(file)
+            .withType(SCHEMA)
+            .withCompressionCodec(CompressionCodecName.UNCOMPRESSED)
+            .withDictionaryEncoding(false)
+            .withRowGroupSize(256L * 1024)
+            .build()) {
+      while (file.position() < stopAt) {
+        for (int i = 0; i < 1000; i++, rows++) {
+          writer.write(
+              groups.newGroup().append("id", rows).append("label", "r" + random.nextInt()));
+        }
+      }
+    }
+    return rows;
   }
 
   private static List<String> uploadKeys(String prefix) throws IOException {

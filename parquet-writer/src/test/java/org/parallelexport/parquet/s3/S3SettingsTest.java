@@ -68,6 +68,16 @@ class S3SettingsTest {
   }
 
   @Test
+  void aPartEndsAtNineTenthsOfWhatOneUploadHolds() {
+    assertEquals(10_000L * 8 * 1024 * 1024 / 10 * 9, S3Settings.parse("").partSizeLimit());
+    assertEquals(
+        3L * S3Settings.MIN_PART_BYTES / 10 * 9,
+        S3Settings.parse("max_parts=3\npart_size=5242880\n").partSizeLimit());
+    assertThrows(IllegalArgumentException.class, () -> S3Settings.parse("max_parts=1\n"));
+    assertThrows(IllegalArgumentException.class, () -> S3Settings.parse("max_parts=10001\n"));
+  }
+
+  @Test
   void memoryBoundFollowsPartSizeAndUploadsInFlight() {
     S3Settings settings = S3Settings.parse("part_size=8388608\nuploads_in_flight=3\n");
     assertEquals(5L * 8388608, settings.maxBufferedBytes());
