@@ -322,7 +322,7 @@ public final class MultipartOutputFile implements PartFile {
                 + (size - footerStart)
                 + " bytes) is larger than the upload part size ("
                 + partBytes
-                + " bytes); raise the part size");
+                + " bytes); export with a smaller file_size_bytes");
       }
       int head = (int) (footerStart - lastStart);
       // Nothing is in flight now; spare buffers go before the copy, so the bound above holds.
