@@ -24,6 +24,9 @@
  *						write nor take back _SUCCESS
  *	s3_conditions_501	the object store answers worker 0's conditional
  *						_SUCCESS write with 501 Not Implemented
+ *	s3_small_uploads:K	not a failure: worker K's uploads hold 3 parts of
+ *						5 MiB, so its parts end at 13.5 MiB, as they end at
+ *						70.3 GiB with S3's 10,000 parts of 8 MiB
  *	pause:PHASE			the leader waits in PHASE: starting (staging created,
  *						no worker yet), publishing (_SUCCESS staged, before
  *						the rename; object storage: every part written and
@@ -91,7 +94,7 @@
 static const char *const pep_fault_points[] = {
 	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error",
 	PEP_S3_FAULT(S3_ERROR), PEP_S3_FAULT(S3_SUCCESS_LOST), PEP_S3_FAULT(S3_SUCCESS_DENIED),
-	PEP_S3_FAULT(S3_CONDITIONS_501), "pause"
+	PEP_S3_FAULT(S3_CONDITIONS_501), PEP_S3_FAULT(S3_SMALL_UPLOADS), "pause"
 };
 
 /* Indexed by PEPPause. */
@@ -158,7 +161,8 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 	{
 		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, "
 			PEP_S3_FAULT(S3_ERROR) ", " PEP_S3_FAULT(S3_SUCCESS_LOST) ", "
-			PEP_S3_FAULT(S3_SUCCESS_DENIED) ", " PEP_S3_FAULT(S3_CONDITIONS_501) ", pause.";
+			PEP_S3_FAULT(S3_SUCCESS_DENIED) ", " PEP_S3_FAULT(S3_CONDITIONS_501) ", "
+			PEP_S3_FAULT(S3_SMALL_UPLOADS) ", pause.";
 		return false;
 	}
 	strlcpy(fault->point, tokens[0], sizeof(fault->point));

@@ -60,7 +60,11 @@
 #                upload of the export; overwrite of an unpartitioned and of a
 #                partitioned export, the old one whole while a replacing
 #                export is paused and after it is cancelled, and refused
-#                with a foreign object deep in the old tree.
+#                with a foreign object deep in the old tree;
+#   part limit   with s3_small_uploads (uploads of 3 parts of 5 MiB) a
+#                worker ends each part before its upload runs out of part
+#                numbers, and the parts read back whole (control: without
+#                it, one part larger than such an upload holds).
 # Nothing races a timer: faults come from the fault injection setting, and
 # the harness waits for what it can observe.
 #
@@ -739,6 +743,33 @@ got=$(part_export ow ", overwrite => true" "SELECT * FROM pep_s3_part WHERE id <
 assert_s3_tree ow/ 100 "$got" "partitioned overwrite, control: without the foreign object it replaces the old tree, whose keys are gone"
 [[ "$(duck_hive ow "SELECT count(*), count(DISTINCT region) FROM parts")" == "$(sql "SELECT count(*), count(DISTINCT region) FROM pep_s3_part WHERE id <= 100" | tr '|' '\t')" ]]
 ok $? "partitioned overwrite: DuckDB reads the new tree"
+
+# A part ends before its upload runs out of part numbers. S3 takes 10,000
+# parts per upload, and a worker ends its part at nine tenths of that room
+# (70.3 GiB of 8 MiB parts); s3_small_uploads gives worker 0's uploads 3 parts
+# of 5 MiB, so the same rule ends its parts at 13.5 MiB. Control: the same
+# export without it is one part larger than that.
+MIB=$((1024 * 1024))
+LIMIT=$((3 * 5 * MIB / 10 * 9))
+sql "DROP TABLE IF EXISTS pep_s3_big;
+	CREATE TABLE pep_s3_big AS SELECT g AS id, md5(g::text) || md5((-g)::text) AS t
+	FROM generate_series(1, 600000) g" >/dev/null
+part_sizes() { sed -n "s|^object $1part-[^ ]* \([0-9]*\)\$|\1|p" <<<"$2"; }
+got=$(s3_export "'pep_s3_big', 's3://$BUCKET/big-control', 1")
+state=$(state_of big-control/)
+sizes=$(part_sizes big-control/ "$state")
+[[ "$got" == 600000 && $(wc -l <<<"$sizes") == 1 && "$sizes" -gt $((3 * 5 * MIB)) ]]
+ok $? "part limit, control: without the fault one part of more than 3 x 5 MiB" "$state"
+got=$(psql -X -A -t -q -c "SET parallel_export_parquet.fault_injection = 's3_small_uploads'" \
+	-c "SELECT parallel_export_parquet('pep_s3_big', 's3://$BUCKET/big', 1)" 2>&1)
+assert_s3_whole big/ 600000 "$got" "part limit: the export with small uploads is whole"
+state=$(state_of big/)
+sizes=$(part_sizes big/ "$state")
+[[ $(wc -l <<<"$sizes") -ge 3 && $(sort -n <<<"$sizes" | tail -n 1) -le $((3 * 5 * MIB)) &&
+	$(sort -n <<<"$sizes" | sed -n 2p) -ge $((LIMIT - 2 * MIB)) ]]
+ok $? "part limit: 3 or more parts, each within its upload's 3 x 5 MiB, all but the last ended near $LIMIT bytes" "$state"
+[[ "$(duck big/ "SELECT count(*), sum(id), count(DISTINCT t) FROM parts")" == "$(sql "SELECT count(*), sum(id), count(DISTINCT t) FROM pep_s3_big" | tr '|' '\t')" ]]
+ok $? "part limit: DuckDB reads every row of the parts"
 
 s3look_done
 tap_done

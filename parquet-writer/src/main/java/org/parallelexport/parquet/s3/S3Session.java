@@ -148,6 +148,11 @@ public final class S3Session implements AutoCloseable {
 
   /** Fault injection for the failure tests: the fault of {@code point} from now on (S3Faults). */
   void injectFault(String point) {
+    if (point.equals(S3FaultPoints.S3_SMALL_UPLOADS)) {
+      settings.partBytes = S3Settings.MIN_PART_BYTES;
+      settings.maxParts = 3;
+      return;
+    }
     faults.inject(point);
   }
 
