@@ -116,14 +116,10 @@ pep_numeric_unscaled_short(const uint16 *digits, int ndigits, int weight, int pr
 int64
 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	PEPNumericParts parts;
 	int64		unscaled = 0;
 
 	Assert(precision >= 1 && precision <= 18 && scale >= 0 && scale <= precision);
-	/* pg_detoast_datum_packed's test, inline: a numeric is rarely toasted */
-	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
-		value = PointerGetDatum(pg_detoast_datum_packed(v));
 	if (!pep_numeric_parts(value, &parts))
 		elog(ERROR, "numeric value of column \"%s\" has a truncated header", column);
 	if (parts.special)

@@ -55,17 +55,23 @@ typedef struct PEPNumericParts
 } PEPNumericParts;
 
 /*
- * Split value into its parts; false if its header is cut short, which no
- * numeric.c function writes.  The datum must not be toasted (a caller
- * detoasts it); a short varlena header is fine.
+ * Split value into its parts, detoasting it if it must be (a short varlena
+ * header is read as it is); false if its header is cut short, which no
+ * numeric.c function writes.
  */
 static inline bool
 pep_numeric_parts(Datum value, PEPNumericParts *parts)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	const uint16 *words = (const uint16 *) VARDATA_ANY(v);
-	int			nwords = VARSIZE_ANY_EXHDR(v) / sizeof(uint16);
+	const uint16 *words;
+	int			nwords;
 	uint16		header;
+
+	/* pg_detoast_datum_packed's test, inline: a numeric is rarely toasted */
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		v = pg_detoast_datum_packed(v);
+	words = (const uint16 *) VARDATA_ANY(v);
+	nwords = VARSIZE_ANY_EXHDR(v) / sizeof(uint16);
 
 	if (nwords < 1)
 		return false;

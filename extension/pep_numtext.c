@@ -40,14 +40,10 @@ static const char pep_digit_pairs[201] =
 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 "8081828384858687888990919293949596979899";
 
-/* Detoast value if it must be and split it; a truncated header is an error. */
+/* Split value; a truncated header is an error. */
 static void
 pep_numtext_parts(Datum value, PEPNumericParts *parts)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-
-	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
-		value = PointerGetDatum(pg_detoast_datum_packed(v));
 	if (!pep_numeric_parts(value, parts))
 		elog(ERROR, "numeric value has a truncated header");
 }
