@@ -177,8 +177,9 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 										  PEP_DEFAULT(ROW_GROUP_ROWS), 1, PG_INT32_MAX);
 	opts->row_group_bytes = pep_int_option(fcinfo, PEP_ARG_ROW_GROUP_BYTES, "row_group_bytes", false,
 										   PEP_DEFAULT(ROW_GROUP_BYTES), 64 * 1024, PG_INT32_MAX);
+	/* 0: no limit, one part per worker (or per folder) */
 	opts->file_size_bytes = pep_int_option(fcinfo, PEP_ARG_FILE_SIZE_BYTES, "file_size_bytes", false,
-										   0, 1, PG_INT64_MAX);
+										   PEP_DEFAULT(FILE_SIZE_BYTES), 0, PG_INT64_MAX);
 	opts->page_size = pep_int_option(fcinfo, PEP_ARG_PAGE_SIZE, "page_size", true,
 									 PEP_DEFAULT(PAGE_SIZE), 1024, 256 * 1024 * 1024);
 	if (PG_ARGISNULL(PEP_ARG_DICTIONARY))

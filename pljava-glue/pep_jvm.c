@@ -636,7 +636,7 @@ pep_jvm_call_end(sigset_t *saved, const char *what)
 				 errmsg("%s", what),
 				 errdetail("Java exception: %s", detail),
 				 sqlstate == ERRCODE_OUT_OF_MEMORY ?
-				 errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes.",
+				 errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes or file_size_bytes.",
 						 "parallel_export_parquet.jvm_options") : 0));
 	}
 }

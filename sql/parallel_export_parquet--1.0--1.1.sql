@@ -89,7 +89,9 @@ COMMENT ON FOREIGN DATA WRAPPER parallel_export_parquet_s3 IS
 -- compatibility (position 16: 'none', the faithful encodings, or a reader
 -- profile such as 'spark' that writes every type the reader cannot read as
 -- one it can), partition_by and write_partition_columns (positions 17 and
--- 18: Hive-partitioned output).  The library still accepts 1.0's fifteen
+-- 18: Hive-partitioned output).  file_size_bytes now defaults to 1 GiB (0:
+-- no limit), which the library also applies to a NULL, so 1.0's DEFAULT
+-- NULL means the same.  The library still accepts 1.0's fifteen
 -- arguments, and reads a later one only when the call passes it.  A
 -- function's argument list cannot change in place, so each is dropped and
 -- created again with the comment and privileges it had.
@@ -108,7 +110,7 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     compression_level pg_catalog.int4 DEFAULT NULL,
     row_group_rows pg_catalog.int8 DEFAULT 122880,
     row_group_bytes pg_catalog.int8 DEFAULT 67108864,
-    file_size_bytes pg_catalog.int8 DEFAULT NULL,
+    file_size_bytes pg_catalog.int8 DEFAULT 1073741824,
     page_size pg_catalog.int4 DEFAULT 1048576,
     dictionary pg_catalog.bool DEFAULT NULL,
     statistics pg_catalog.bool DEFAULT true,
@@ -132,7 +134,7 @@ CREATE FUNCTION @extschema@.parallel_export_parquet(
     compression_level pg_catalog.int4 DEFAULT NULL,
     row_group_rows pg_catalog.int8 DEFAULT 122880,
     row_group_bytes pg_catalog.int8 DEFAULT 67108864,
-    file_size_bytes pg_catalog.int8 DEFAULT NULL,
+    file_size_bytes pg_catalog.int8 DEFAULT 1073741824,
     page_size pg_catalog.int4 DEFAULT 1048576,
     dictionary pg_catalog.bool DEFAULT NULL,
     statistics pg_catalog.bool DEFAULT true,

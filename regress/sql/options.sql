@@ -1,7 +1,8 @@
 -- regress/sql/options.sql: the named options of parallel_export_parquet, run
 -- by pg_prove (tools/test.sh). Every bad value is refused before anything is
 -- written, with an error that lists the valid values; overwrite replaces a
--- previous complete export and nothing else; file_size_bytes splits parts;
+-- previous complete export and nothing else; file_size_bytes splits parts
+-- (0: never);
 -- unconstrained_numeric takes text, double or decimal(P,S) spelled out;
 -- the progress view and the summary function report an export. What each
 -- option does to the Parquet files is checked by regress/readback's
@@ -12,7 +13,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(45);
+SELECT plan(47);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -83,6 +84,12 @@ SELECT is(parallel_export_parquet('opt_t', :'base' || '-split', 1, file_size_byt
           20000::bigint, 'file_size_bytes export returns every row');
 SELECT ok(pg_temp.nparts(:'base' || '-split') >= 3, 'file_size_bytes gave several parts from one worker');
 SELECT is(pg_temp.layout_problem(:'base' || '-split', 3, 1000), NULL, 'split export is a complete, densely numbered export');
+-- file_size_bytes => 0 is no limit, not a limit of 0 bytes (which would end a
+-- part after every batch): the same rows and row groups as the split above
+-- stay in one part.
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-unsplit', 1, file_size_bytes => 0, row_group_rows => 2048),
+          20000::bigint, 'file_size_bytes => 0 export returns every row');
+SELECT is(pg_temp.nparts(:'base' || '-unsplit'), 1, 'file_size_bytes => 0 wrote one part');
 
 -- overwrite. Every export here has one worker, so each part's rows, and so
 -- its bytes, are the same in every run: with two, how the heap scan splits

@@ -57,7 +57,7 @@ SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression =>
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 0);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, row_group_rows => 0);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, row_group_bytes => 1024);
-SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, file_size_bytes => 0);
+SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, file_size_bytes => -1);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, page_size => 100);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, parquet_version => 'v3');
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1,

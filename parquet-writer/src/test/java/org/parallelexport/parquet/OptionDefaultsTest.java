@@ -54,6 +54,7 @@ class OptionDefaultsTest {
             : Integer.toString(OptionDefaults.COMPRESSION_LEVEL));
     m.put("row_group_rows", Integer.toString(OptionDefaults.ROW_GROUP_ROWS));
     m.put("row_group_bytes", Long.toString(OptionDefaults.ROW_GROUP_BYTES));
+    m.put("file_size_bytes", Long.toString(OptionDefaults.FILE_SIZE_BYTES));
     m.put("page_size", Integer.toString(OptionDefaults.PAGE_SIZE));
     m.put("statistics", Boolean.toString(OptionDefaults.STATISTICS));
     m.put("parquet_version", "'" + OptionDefaults.WRITER_VERSION + "'");
