@@ -139,6 +139,15 @@ FROM (
                WHEN 11 THEN '{"ключ": "значение 😀", "日本": ["語", {"x": "\u00e9\t"}]}'
                WHEN 12 THEN '[{"a": []}, {"b": {}}, [{"c": [{}]}]]' WHEN 13 THEN '-123.4500'
                WHEN 14 THEN '[0, 0.000, -0.00001234, 10000, 99990000.00010, 1e100, 5.5e-100, 100.0000, 7, 12.5]'
+               -- more than 32 children (JB_OFFSET_STRIDE): some JEntries hold an end offset, not a length
+               WHEN 15 THEN (SELECT jsonb_object_agg('key' || repeat('x', i % 7) || i,
+                                                     CASE i % 5 WHEN 0 THEN to_jsonb(i * 1.5) WHEN 1 THEN to_jsonb(repeat('s', i))
+                                                                WHEN 2 THEN to_jsonb(i % 2 = 0) WHEN 3 THEN 'null'::jsonb
+                                                                ELSE jsonb_build_array(i, 'a' || i) END)
+                             FROM generate_series(1, 40) AS i)
+               WHEN 16 THEN (SELECT jsonb_agg(CASE i % 4 WHEN 0 THEN to_jsonb(i / 7.0) WHEN 1 THEN to_jsonb(repeat('é', i))
+                                                         WHEN 2 THEN jsonb_build_object('n', i) ELSE to_jsonb(-i) END)
+                             FROM generate_series(1, 70) AS i)
                ELSE jsonb_build_object('id', g, 'nested', jsonb_build_object('v', g % 10),
                                        'k' || chr(1 + g % 127), chr(1 + (g + 7) % 127) || 'v') END AS v_jsonb,
         CASE g WHEN 1 THEN '1 year 2 mons 3 days 04:05:06.789'::interval WHEN 2 THEN '-1 day'
