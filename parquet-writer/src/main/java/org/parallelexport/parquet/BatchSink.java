@@ -19,7 +19,8 @@
  *
  * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
  * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
- * metadata and the encoder settings, whose allocator recycles page buffers across parts.
+ * metadata, the encoder settings, whose allocator recycles page buffers across parts, and the
+ * compressor, whose page buffers are reused the same way.
  *
  * The buffer is one direct ByteBuffer owned by C, in native byte order. For column c, the
  * capacityRows bytes at nullOffsets[c] hold 1 for NULL and 0 for a value; values start at
@@ -74,7 +75,6 @@ public final class BatchSink {
   // The open part, all null when none is.
   private String partPath;
   private PartFile partFile;
-  private LocalCodecFactory partCodecs;
   private PartWriter partWriter;
   // Set when a writeBatch failed: the writer may hold half a row, so no footer may be written.
   private boolean partFailed;
@@ -83,19 +83,20 @@ public final class BatchSink {
   private final Part[] parts;
   private int slot;
   // With several slots: each slot's buffered row group bytes and the bytes its file holds (an
-  // upload's buffers) after its last write, the sum of both, and one codec factory for every part,
-  // as one file's columns share one (a compressor is used only while a page is written, and the
-  // page writer copies its output); null with one slot.
+  // upload's buffers) after its last write, and the sum of both.
   private final long[] buffered;
   private final long[] held;
   private long bufferedTotal;
-  private final LocalCodecFactory sharedCodecs;
+  // One codec factory for every part, open at once or one after another, as one file's columns
+  // share one: a compressor is used only while a page is written, and the page writer copies its
+  // output. A factory per part made each part allocate its compressor's page-sized buffers anew,
+  // which outlived young collections and filled the old generation with a dead pair per part.
+  private final LocalCodecFactory codecs;
 
   /** An open part while another slot is current. */
   private static final class Part {
     String path;
     PartFile file;
-    LocalCodecFactory codecs;
     PartWriter writer;
     boolean failed;
   }
@@ -118,8 +119,7 @@ public final class BatchSink {
     this.parts = new Part[options.partWriters];
     this.buffered = new long[options.partWriters];
     this.held = new long[options.partWriters];
-    this.sharedCodecs =
-        options.partWriters > 1 ? new LocalCodecFactory(options.compressionLevel) : null;
+    this.codecs = new LocalCodecFactory(options.compressionLevel);
   }
 
   /** The encoder settings every part gets: the options, on parquet-java's defaults. */
@@ -367,7 +367,6 @@ public final class BatchSink {
     Part park = new Part();
     park.path = partPath;
     park.file = partFile;
-    park.codecs = partCodecs;
     park.writer = partWriter;
     park.failed = partFailed;
     parts[this.slot] = park;
@@ -376,7 +375,6 @@ public final class BatchSink {
     this.slot = slot;
     partPath = next == null ? null : next.path;
     partFile = next == null ? null : next.file;
-    partCodecs = next == null ? null : next.codecs;
     partWriter = next == null ? null : next.writer;
     partFailed = next != null && next.failed;
     if (partWriter != null) {
@@ -444,8 +442,6 @@ public final class BatchSink {
       throw new IllegalStateException("part " + partPath + " is still open");
     }
     PartFile file = partFiles.create(path, stamp);
-    LocalCodecFactory codecs =
-        sharedCodecs != null ? sharedCodecs : new LocalCodecFactory(options.compressionLevel);
     try {
       partWriter =
           new PartWriter(
@@ -459,12 +455,10 @@ public final class BatchSink {
               options);
     } catch (IOException | RuntimeException | Error e) {
       file.abandon();
-      codecs.release();
       throw e;
     }
     partPath = path;
     partFile = file;
-    partCodecs = codecs;
     partFailed = false;
   }
 
@@ -536,9 +530,6 @@ public final class BatchSink {
       throw new IOException("parquet part " + path + " was closed without its footer");
     }
     long size = partFile.position();
-    if (partCodecs != sharedCodecs) {
-      partCodecs.release();
-    }
     clearPart();
     return size;
   }
@@ -552,11 +543,6 @@ public final class BatchSink {
       return;
     }
     partFile.abandon();
-    try {
-      partCodecs.release();
-    } catch (RuntimeException ignored) {
-      // Only native compression contexts are freed here; the caller has an error to report.
-    }
     clearPart();
   }
 
@@ -566,7 +552,6 @@ public final class BatchSink {
     }
     partPath = null;
     partFile = null;
-    partCodecs = null;
     partWriter = null;
     partFailed = false;
   }

@@ -5,7 +5,8 @@
  * UNCOMPRESSED, and the worker JVM has no Hadoop on its class path. This factory compresses with
  * the libraries the shaded jar carries: snappy-java (raw Snappy blocks, as Parquet specifies),
  * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW) and java.util.zip
- * (gzip members). One factory serves one part: BatchSink releases it when the part ends.
+ * (gzip members). One factory serves all of a BatchSink's parts, so that each compressor's
+ * page-sized buffers are allocated once per worker rather than once per part.
  */
 package org.parallelexport.parquet;
 
