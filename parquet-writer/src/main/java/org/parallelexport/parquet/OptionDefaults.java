@@ -20,10 +20,10 @@ final class OptionDefaults {
   // for wide ones (parquet-java's default is unlimited).
   @Native static final int ROW_GROUP_ROWS = 122_880;
   @Native static final long ROW_GROUP_BYTES = 64L * 1024 * 1024;
-  // A worker's part ends once it holds this much (0: never). Unbounded parts made a worker's memory
+  // A worker's part ends once it holds this much (0: never). An unbounded part made a worker's heap
   // grow with the table: parquet-java keeps every row group's footer metadata and page indexes
-  // until the part ends, about 14 KB a row group of the benchmark table, so a 400 GB part would
-  // not fit the default -Xmx. 1 GiB is Trino's and Delta Lake's target file size.
+  // until the part ends, 14 to 18 KB a row group of the benchmark table, so a part of a few hundred
+  // GB would not fit the default -Xmx. 1 GiB is Trino's and Delta Lake's target file size.
   @Native static final long FILE_SIZE_BYTES = 1024L * 1024 * 1024;
   @Native static final int PAGE_SIZE = 1024 * 1024;
   @Native static final boolean STATISTICS = true;
