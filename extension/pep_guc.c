@@ -86,10 +86,11 @@ pep_define_gucs(void)
 	 * collection finds 12 to 20 MB live.  Starting at 64 MB, the old
 	 * generation is collected when it fills and grows only with what is
 	 * live: 110 MB, for 0.5 s more collection time in a 3.5-minute export
-	 * (bench/results/scale.md).  JDK 17 and 21 collect it whenever a young
-	 * collection had to expand it; JDK 23 and later expand it up to -Xmx
-	 * instead, and there the part writer asks for that collection after the
-	 * row group (parquet-writer's HeapBound.java).
+	 * (bench/results/scale.md).  The part writer collects it sooner still,
+	 * between row groups, once it holds 8 MB more than the last full
+	 * collection left (parquet-writer's HeapBound.java): otherwise a long
+	 * export touches all 64 MB and peaks above a short one, and JDK 23 and
+	 * later expand the old generation up to -Xmx instead of collecting it.
 	 */
 	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
 							   "Options of the Java virtual machine each export worker starts.",
