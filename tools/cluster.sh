@@ -20,6 +20,8 @@
 # `start` is idempotent: a running healthy cluster is kept; a stale one (dead
 # server, half-made directory) is stopped, removed and made anew.
 # `stop` shuts down fast and removes $PEP_TMP.
+# `restart` restarts a running cluster's server and keeps its data (a rebuilt
+# library, settings that need a restart); with none running it is `start`.
 
 PEP_TMP="${PEP_TMP:-/tmp/pep-cluster}"
 PEP_PORT="${PEP_PORT:-54329}"
@@ -123,6 +125,19 @@ pep_start() {
 	echo "cluster: started (port $PEP_PORT, socket $PEP_SOCK, log $PEP_LOG)"
 }
 
+pep_restart() {
+	if ! pep_running; then
+		pep_start
+		return
+	fi
+	if ! pep_pg_ctl -l "$PEP_LOG" -m fast -w -t 60 restart >/dev/null; then
+		echo "cluster: server did not restart; last log lines:" >&2
+		tail -n 30 "$PEP_LOG" >&2 || true
+		return 1
+	fi
+	echo "cluster: restarted (port $PEP_PORT, data $PEP_DATA kept)"
+}
+
 pep_status() {
 	if pep_running; then
 		echo "cluster: running"
@@ -152,10 +167,7 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
 	case "$cmd" in
 	start) pep_start ;;
 	stop) pep_stop ;;
-	restart)
-		pep_stop
-		pep_start
-		;;
+	restart) pep_restart ;;
 	status) pep_status ;;
 	psql) pep_psql "$@" ;;
 	env) pep_env ;;
