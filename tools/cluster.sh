@@ -78,6 +78,13 @@ pep_stop() {
 	echo "cluster: stopped, $PEP_TMP removed"
 }
 
+# Says that the server did not $1 (start, restart), with the log's last lines; fails.
+pep_failed() {
+	echo "cluster: server did not $1; last log lines:" >&2
+	tail -n 30 "$PEP_LOG" >&2 || true
+	return 1
+}
+
 pep_start() {
 	if pep_running; then
 		if [[ "$(cat "$PEP_DATA/PG_VERSION")" == "$("$(pep_bindir)/postgres" -V | awk '{ split($3, v, "."); print v[1] }')" ]]; then
@@ -117,11 +124,7 @@ pep_start() {
 		lc_messages = 'C'
 		${PEP_EXTRA_CONF:-}
 	EOF
-	if ! pep_pg_ctl -l "$PEP_LOG" -w -t 60 start >/dev/null; then
-		echo "cluster: server did not start; last log lines:" >&2
-		tail -n 30 "$PEP_LOG" >&2 || true
-		return 1
-	fi
+	pep_pg_ctl -l "$PEP_LOG" -w -t 60 start >/dev/null || pep_failed start || return 1
 	echo "cluster: started (port $PEP_PORT, socket $PEP_SOCK, log $PEP_LOG)"
 }
 
@@ -130,11 +133,7 @@ pep_restart() {
 		pep_start
 		return
 	fi
-	if ! pep_pg_ctl -l "$PEP_LOG" -m fast -w -t 60 restart >/dev/null; then
-		echo "cluster: server did not restart; last log lines:" >&2
-		tail -n 30 "$PEP_LOG" >&2 || true
-		return 1
-	fi
+	pep_pg_ctl -l "$PEP_LOG" -m fast -w -t 60 restart >/dev/null || pep_failed restart || return 1
 	echo "cluster: restarted (port $PEP_PORT, data $PEP_DATA kept)"
 }
 
