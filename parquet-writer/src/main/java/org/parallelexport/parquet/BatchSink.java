@@ -126,7 +126,7 @@ public final class BatchSink {
   private static ParquetProperties properties(SinkOptions options, ValueWriter[] writers) {
     ParquetProperties.Builder builder =
         ParquetProperties.builder()
-            .withAllocator(new RecyclingAllocator())
+            .withAllocator(RecyclingAllocator.forRowGroups(options.rowGroupBytes))
             .withRowGroupRowCountLimit(options.rowGroupRows)
             .withPageSize(options.pageSize)
             .withDictionaryEncoding(options.dictionary)

@@ -9,10 +9,17 @@
  * next request of that class: the same column asks for the same slab sizes page after page, and
  * row group after row group. Classes are eighths of a power of two, so a buffer is at most 1/8
  * larger than asked (its limit is the requested size). Buffers above MAX_POOLED bytes, and any
- * beyond MAX_RETAINED bytes held in total, are left to the garbage collector, and the pool holds
- * the others through soft references, which the JVM clears before it would throw
+ * beyond the sink's retain limit held in total, are left to the garbage collector, and the pool
+ * holds the others through soft references, which the JVM clears before it would throw
  * OutOfMemoryError: the pool never costs a worker heap it needs for a row group. One per sink; not
  * thread-safe, like the sink.
+ *
+ * The retain limit is what one row group may buffer (row_group_bytes), at least MIN_RETAINED: a
+ * row group's compressed pages are all released when it is written, and the next one asks for as
+ * many again. A lower limit dropped the excess at every row group end and allocated it anew in the
+ * next (a 50-column table at the 64 MB default: 30 MB a row group), which the young collections
+ * copied into the old generation, where it forced a full collection per row group
+ * (bench/results/pool.md).
  */
 package org.parallelexport.parquet;
 
@@ -26,12 +33,23 @@ import org.apache.parquet.bytes.ByteBufferAllocator;
 
 final class RecyclingAllocator implements ByteBufferAllocator {
   static final int MAX_POOLED = 4 * 1024 * 1024;
-  static final long MAX_RETAINED = 32L * 1024 * 1024;
+  static final long MIN_RETAINED = 32L * 1024 * 1024;
   private static final int MIN_CLASS = 64;
 
+  private final long maxRetained;
   private final Map<Integer, ArrayDeque<SoftReference<ByteBuffer>>> free = new HashMap<>();
   // Bytes released into the pool and not taken out since, cleared references included.
   private long retained;
+
+  /** A pool that holds at most {@code maxRetained} bytes of released buffers. */
+  private RecyclingAllocator(long maxRetained) {
+    this.maxRetained = maxRetained;
+  }
+
+  /** The pool of a sink whose row groups buffer up to {@code rowGroupBytes}. */
+  static RecyclingAllocator forRowGroups(long rowGroupBytes) {
+    return new RecyclingAllocator(Math.max(MIN_RETAINED, rowGroupBytes));
+  }
 
   @Override
   public ByteBuffer allocate(int size) {
@@ -58,7 +76,7 @@ final class RecyclingAllocator implements ByteBufferAllocator {
     int capacity = buffer.capacity();
     if (capacity > MAX_POOLED
         || capacity != sizeClass(capacity)
-        || retained + capacity > MAX_RETAINED
+        || retained + capacity > maxRetained
         || buffer.isDirect()) {
       return;
     }

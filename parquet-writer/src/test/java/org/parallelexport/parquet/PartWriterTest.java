@@ -169,7 +169,7 @@ class PartWriterTest {
 
   @Test
   void releasedBuffersAreHandedOutAgain() {
-    RecyclingAllocator allocator = new RecyclingAllocator();
+    RecyclingAllocator allocator = RecyclingAllocator.forRowGroups(OptionDefaults.ROW_GROUP_BYTES);
     ByteBuffer first = allocator.allocate(1000);
     assertEquals(1000, first.limit());
     assertEquals(RecyclingAllocator.sizeClass(1000), first.capacity());
@@ -186,6 +186,38 @@ class PartWriterTest {
     ByteBuffer big = allocator.allocate(RecyclingAllocator.MAX_POOLED + 1);
     allocator.release(big);
     assertEquals(0, allocator.retained());
+  }
+
+  @Test
+  void thePoolKeepsWhatOneRowGroupBuffers() {
+    // At the default row_group_bytes, a row group's worth: 16 of the largest pooled buffers.
+    assertEquals(16, buffersKept(RecyclingAllocator.forRowGroups(OptionDefaults.ROW_GROUP_BYTES)));
+    assertEquals(
+        24, buffersKept(RecyclingAllocator.forRowGroups(24L * RecyclingAllocator.MAX_POOLED)));
+    // Smaller row groups keep the floor, 8 of them.
+    assertEquals(8, buffersKept(RecyclingAllocator.forRowGroups(1024 * 1024)));
+  }
+
+  // How many buffers of MAX_POOLED bytes the pool keeps of 30 released together; the kept ones
+  // are handed out again, the others are new.
+  private static int buffersKept(RecyclingAllocator allocator) {
+    ByteBuffer[] released = new ByteBuffer[30];
+    for (int i = 0; i < released.length; i++) {
+      released[i] = allocator.allocate(RecyclingAllocator.MAX_POOLED);
+    }
+    for (ByteBuffer buffer : released) {
+      allocator.release(buffer);
+    }
+    int kept = (int) (allocator.retained() / RecyclingAllocator.MAX_POOLED);
+    for (int i = 0; i < released.length; i++) {
+      ByteBuffer again = allocator.allocate(RecyclingAllocator.MAX_POOLED);
+      boolean reused = false;
+      for (ByteBuffer buffer : released) {
+        reused |= buffer == again;
+      }
+      assertEquals(i < kept, reused, "buffer " + i);
+    }
+    return kept;
   }
 
   @Test
