@@ -71,7 +71,16 @@ pep_define_gucs(void)
 	 * whole method soon after (HotSpot does once a method's OSR code is of a
 	 * higher tier than its own): two compiles where one serves, and a
 	 * fourth of C2's time.  Now each is compiled once, about when its OSR
-	 * code came before (bench/results/jit.md).  -Xmn16m: a
+	 * code came before (bench/results/jit.md).  -XX:-UseBimorphicInlining:
+	 * parquet-java's per-value methods are shared by every column of a kind,
+	 * so a call site in them sees one column's values writer, then another's
+	 * (a dictionary, a plain writer after a fallback): C2 inlined both,
+	 * trapped when a third appeared, and compiled the method again, bigger
+	 * each time (the binary one three times per worker, the last compile
+	 * 0.74 s).  Without bimorphic inlining such a site stays a virtual call:
+	 * a 3M-row table of text, arrays, jsonb and numerics took 13% less CPU
+	 * and C2 half its time, the benchmark tables the same CPU as before, a
+	 * 12M-row table of arrays 2.4% less (bench/results/jit.md).  -Xmn16m: a
 	 * worker's live heap stays near 25 MB and what it allocates dies young,
 	 * so a 13 MB eden serves as well as the 100 MB one HotSpot sizes from
 	 * the machine's memory, and each worker no longer faults in the big
@@ -98,7 +107,8 @@ pep_define_gucs(void)
 							   &pep_jvm_options,
 							   "-Xmx512m -Xms64m -Xmn16m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism "
 							   "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=3000 "
-							   "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=100000000",
+							   "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=100000000 "
+							   "-XX:-UseBimorphicInlining",
 							   PGC_SUSET,
 							   0,
 							   pep_check_jvm_options, NULL, NULL);
