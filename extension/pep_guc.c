@@ -80,11 +80,12 @@ pep_define_gucs(void)
 	 * 0.74 s).  Without bimorphic inlining such a site stays a virtual call:
 	 * a 3M-row table of text, arrays, jsonb and numerics took 13% less CPU
 	 * and C2 half its time, the benchmark tables the same CPU as before, a
-	 * 12M-row table of arrays 2.4% less (bench/results/jit.md).  -Xmn16m: a
-	 * worker's live heap stays near 25 MB and what it allocates dies young,
-	 * so a 13 MB eden serves as well as the 100 MB one HotSpot sizes from
-	 * the machine's memory, and each worker no longer faults in the big
-	 * one page by page (24000 page faults fewer per worker, at about 4 us
+	 * 12M-row table of arrays 2.4% less; into an object store the first
+	 * 9.6% less, the benchmark table 2.2% more (bench/results/jit.md).
+	 * -Xmn16m: a worker's live heap stays near 25 MB and what it allocates
+	 * dies young, so a 13 MB eden serves as well as the 100 MB one HotSpot
+	 * sizes from the machine's memory, and each worker no longer faults in
+	 * the big one page by page (24000 page faults fewer per worker, at about 4 us
 	 * each on this machine; bench/results/cpu.md).  -Xms64m: what outlives
 	 * that eden for a row group (parquet-java's dictionary writers, new in
 	 * every row group) is promoted, and SerialGC collects the old
