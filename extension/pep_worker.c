@@ -299,13 +299,27 @@ pep_worker_hang(PEPShared *shared)
  * all of them at once, with its CPU idle: about a second for the 800 MB of
  * a 10-million-row export on a disk that writes 750 MB/s.  Started as the
  * part grows, the writing overlaps the encoding and the fsync finds little
- * left.  The part is reached as Java created it, from the staging
- * descriptor and without following a link.  Only a hint: a failure here
- * changes nothing, and the fsync at close reports any write that failed.
+ * left.
+ *
+ * The bytes the previous request covered have been on their way to disk for
+ * a whole interval since: the worker waits for any still in flight and
+ * drops them from the page cache, as PostgreSQL's bulk writes keep to a ring
+ * of buffers.  An export then holds about two intervals of its part in the
+ * cache, not the whole output, so a large export does not push the
+ * server's cached data out, and its next pages are the ones it has just
+ * freed rather than memory the kernel must first take from elsewhere (on a
+ * virtual machine that hands freed pages back to its host, a host fault
+ * each: bench/README.md, "The machine").
+ *
+ * The part is reached as Java created it, from the staging descriptor and
+ * without following a link.  Only hints: a failure here changes nothing,
+ * and the fsync at close reports any write that failed.
  */
 static void
 pep_worker_start_writeback(PEPWorker *w)
 {
+	uint64		previous = w->part->written_back;
+
 	/* counted as asked even if it fails, so a failure is not retried every batch */
 	w->part->written_back = w->slot->bytes_open;
 #ifdef HAVE_SYNC_FILE_RANGE
@@ -321,6 +335,13 @@ pep_worker_start_writeback(PEPWorker *w)
 		close(folder_fd);
 		if (fd < 0)
 			return;
+#ifdef USE_POSIX_FADVISE
+		if (previous > 0 &&
+			sync_file_range(fd, 0, (off_t) previous,
+							SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+							SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+			(void) posix_fadvise(fd, 0, (off_t) previous, POSIX_FADV_DONTNEED);
+#endif
 		(void) sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 		close(fd);
 	}

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# regress/t_writeback.sh: a part's bytes go to disk while the export runs, not all at its close.
+# regress/t_writeback.sh: a part's bytes go to disk while the export runs, not all at its close,
+# and leave the page cache behind them.
 #
 # A worker asks the kernel to start writing its part back every 8 MB the
 # part grows (pep_worker_start_writeback), so the fsync that closes the part
-# finds little left to write.  The request is a hint whose errors are
-# ignored, so only this harness would see it stop working.  It pauses an
-# export at the hang fault with a part of at least 24 MB open, and asks the
-# kernel through cachestat(2) (regress/lib/cachestat.c) how much of the
-# part is still dirty: at most the bytes written since the last request;
-# once for a part in the staging directory, once for one in a partition
-# folder, which the worker reaches by another path.
+# finds little left to write, and drops what the request before covered from
+# the page cache, so an export holds about two intervals of its part there,
+# not the whole output.  Both are hints whose errors are ignored, so only
+# this harness would see them stop working.  It pauses an export at the
+# hang fault with a part of at least 24 MB open, and asks the kernel through
+# cachestat(2) (regress/lib/cachestat.c) how much of the part is still dirty
+# (at most the bytes written since the last request) and how much is cached
+# at all (at most those since the request before it); once for a part in
+# the staging directory, once for one in a partition folder, which the
+# worker reaches by another path.
 #
 # Premises checked, not assumed: the worker sat at the fault with its part
 # open, and the part was big enough for the check to mean something.  The
 # control: a file of the same size written into the same directory just
 # before the export is still dirty when the part is measured, so the kernel
-# did not write the part back on its own in that window.  Then the export is
+# did not write the part back on its own in that window, and is still cached
+# whole, so the kernel did not drop the part's pages on its own either (this
+# machine's memory is not short).  Then the export is
 # cancelled and leaves nothing behind.
 #
 # Needs a running cluster from tools/cluster.sh with the extension
@@ -35,6 +41,8 @@ MB=$((1024 * 1024))
 # The hint's interval (PEP_WRITEBACK_AFTER) plus one row group of pep_wb at
 # row_group_rows 10000 (about 1.1 MB), rounded up: what may be dirty.
 DIRTY_MAX=$((10 * MB))
+# Two such intervals: what may still be cached.
+CACHED_MAX=$((2 * DIRTY_MAX))
 PART_MIN=$((24 * MB))
 
 # 300,000 rows of three md5 texts, which neither dictionaries nor snappy
@@ -51,7 +59,7 @@ sql "DROP TABLE pep_wb;
 case_paused() {
 	local label="$1" args="$2"
 	local dir="$WORK/paused-${label// /-}" app="pep_writeback_${label// /_}"
-	local control="$WORK/control.bin" part size part_dirty part_wb control_dirty
+	local control="$WORK/control.bin" part size part_cached part_dirty part_wb control_cached control_dirty
 	# Written before the export starts, never synced: what the kernel left dirty.
 	head -c "$PART_MIN" /dev/urandom >"$control"
 	start_export "$app" "SET parallel_export_parquet.fault_injection = 'hang:0:70';" \
@@ -61,14 +69,18 @@ case_paused() {
 
 	part=$(find "$(staging_of "$dir")" -name 'part-*.parquet' | head -n 1)
 	size=$(stat -c %s "$part" 2>/dev/null || echo 0)
-	read -r _ part_dirty part_wb < <("$cachestat" "$part")
-	read -r _ control_dirty _ < <("$cachestat" "$control")
+	read -r part_cached part_dirty part_wb < <("$cachestat" "$part")
+	read -r control_cached control_dirty _ < <("$cachestat" "$control")
 	((size >= PART_MIN))
 	ok $? "$label: premise: the part, ${part#"$(staging_of "$dir")"/}, holds at least $((PART_MIN / MB)) MB ($size bytes)"
 	((control_dirty >= PART_MIN * 9 / 10))
 	ok $? "$label: control: a file written just before the export is still dirty ($control_dirty of $PART_MIN bytes)"
 	((part_dirty <= DIRTY_MAX))
 	ok $? "$label: the part's bytes are being written back as it grows: $part_dirty of $size bytes dirty, $part_wb under writeback (at most $DIRTY_MAX may be dirty)"
+	((control_cached >= PART_MIN * 9 / 10))
+	ok $? "$label: control: the file written just before the export is still cached ($control_cached of $PART_MIN bytes)"
+	((part_cached <= CACHED_MAX))
+	ok $? "$label: the part's written-back bytes leave the page cache: $part_cached of $size bytes cached (at most $CACHED_MAX may be)"
 
 	sql "SELECT pg_cancel_backend($(caller_pid "$app"))" >/dev/null
 	finish_export "$app"
