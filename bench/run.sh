@@ -436,6 +436,28 @@ run_method() {
 		"$worker_cpu" "$caller_hwm" "$caller_anon" "$client_kb" "$verdict")"
 }
 
+# What writing into the page cache costs on this machine. Every export
+# writes its output through the page cache, and on a virtual machine whose
+# guest hands freed memory back to its host (free page reporting) a page
+# freed some seconds ago costs a host fault when it is written again, while
+# one freed just now does not: 1 GB is written and deleted, written again
+# at once, then again after 10 idle seconds, about the pause between two of
+# the exports below (bench/README.md, "The machine").
+probe_write() {
+	local file=$PEP_OUT/write-probe seconds
+	seconds=$( { TIMEFORMAT=%R; time dd if=/dev/zero of="$file" bs=1M count=1024 status=none; } 2>&1)
+	rm -f "$file"
+	echo "$seconds"
+}
+probe_write >/dev/null
+write_cost="1 GB rewritten at once in $(probe_write) s"
+sleep 10
+write_cost+=", after 10 idle seconds in $(probe_write) s"
+if [[ -r /sys/module/page_reporting/parameters/page_reporting_order ]]; then
+	write_cost+="; the guest reports free pages to its host (page_reporting_order"
+	write_cost+=" $(cat /sys/module/page_reporting/parameters/page_reporting_order))"
+fi
+
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 duckdb_ref_bytes=
 big_methods=()
@@ -492,6 +514,7 @@ report() {
 		"(medians of $BENCH_RUNS timed runs after a warm-up; the 1-row export: median of $BENCH_ONE_RUNS)."
 	echo "Machine: $(nproc) cores ($cpu), $mem RAM, $(uname -r); PostgreSQL $pgver; $javaver."
 	echo "Table t: $BENCH_ROWS rows, $((table_bytes / 1048576)) MB on disk; shared_buffers $BENCH_SHARED_BUFFERS, cache warm."
+	echo "Page cache writes: $write_cost."
 	echo "Load average (1/5/15 min) before: $load_start, after: $load_end; measuring took ${bench_seconds} s."
 	echo "Extension: $extension_label; md5 of .so + jar: $digest_start at start, $digest_end at end."
 	echo
