@@ -306,10 +306,8 @@ pep_worker_hang(PEPShared *shared)
  * drops them from the page cache, as PostgreSQL's bulk writes keep to a ring
  * of buffers.  An export then holds about two intervals of its part in the
  * cache, not the whole output, so a large export does not push the
- * server's cached data out, and its next pages are the ones it has just
- * freed rather than memory the kernel must first take from elsewhere (on a
- * virtual machine that hands freed pages back to its host, a host fault
- * each: bench/README.md, "The machine").
+ * server's cached data out; it runs at the same speed as before
+ * (bench/results/writeback.md).
  *
  * The part is reached as Java created it, from the staging descriptor and
  * without following a link.  Only hints: a failure here changes nothing,
