@@ -458,6 +458,20 @@ if [[ -r /sys/module/page_reporting/parameters/page_reporting_order ]]; then
 	write_cost+=" $(cat /sys/module/page_reporting/parameters/page_reporting_order))"
 fi
 
+# What fresh memory costs on this machine. A worker's JVM touches every page
+# of its heap, metaspace and code cache for the first time (a 1-row export
+# takes about 9,000 page faults, a 2-worker export of w about 76,000), and a
+# virtual machine can make each fault cost ten times what it costs on bare
+# metal: the JVM's own -XX:+AlwaysPreTouch touches 1 GB of heap, timed
+# against the same start without it (bench/results/fresh-memory.md).
+probe_touch() {
+	local plain touched
+	plain=$( { TIMEFORMAT=%R; time java -XX:+UseSerialGC -Xms1g -Xmx1g -version >/dev/null 2>&1; } 2>&1)
+	touched=$( { TIMEFORMAT=%R; time java -XX:+UseSerialGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch -version >/dev/null 2>&1; } 2>&1)
+	awk -v t="$touched" -v p="$plain" 'BEGIN { d = t - p; printf "1 GB of a JVM'"'"'s heap touched in %.3f s, %.2f us per 4 kB page", d, d * 1e6 / 262144 }'
+}
+touch_cost=$(probe_touch)
+
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 duckdb_ref_bytes=
 big_methods=()
@@ -515,6 +529,7 @@ report() {
 	echo "Machine: $(nproc) cores ($cpu), $mem RAM, $(uname -r); PostgreSQL $pgver; $javaver."
 	echo "Table t: $BENCH_ROWS rows, $((table_bytes / 1048576)) MB on disk; shared_buffers $BENCH_SHARED_BUFFERS, cache warm."
 	echo "Page cache writes: $write_cost."
+	echo "Fresh memory: $touch_cost."
 	echo "Load average (1/5/15 min) before: $load_start, after: $load_end; measuring took ${bench_seconds} s."
 	echo "Extension: $extension_label; md5 of .so + jar: $digest_start at start, $digest_end at end."
 	echo
