@@ -464,10 +464,13 @@ fi
 # virtual machine can make each fault cost ten times what it costs on bare
 # metal: the JVM's own -XX:+AlwaysPreTouch touches 1 GB of heap, timed
 # against the same start without it (bench/results/fresh-memory.md).
+jvm_seconds() {
+	{ TIMEFORMAT=%R; time java -XX:+UseSerialGC -Xms1g -Xmx1g "$@" -version >/dev/null 2>&1; } 2>&1
+}
 probe_touch() {
 	local plain touched
-	plain=$( { TIMEFORMAT=%R; time java -XX:+UseSerialGC -Xms1g -Xmx1g -version >/dev/null 2>&1; } 2>&1)
-	touched=$( { TIMEFORMAT=%R; time java -XX:+UseSerialGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch -version >/dev/null 2>&1; } 2>&1)
+	plain=$(jvm_seconds)
+	touched=$(jvm_seconds -XX:+AlwaysPreTouch)
 	awk -v t="$touched" -v p="$plain" 'BEGIN { d = t - p; printf "1 GB of a JVM'"'"'s heap touched in %.3f s, %.2f us per 4 kB page", d, d * 1e6 / 262144 }'
 }
 touch_cost=$(probe_touch)
