@@ -409,6 +409,8 @@ pep_exception_sqlstate(jthrowable exc)
 		{"java/lang/OutOfMemoryError", ERRCODE_OUT_OF_MEMORY},
 		{"java/lang/IllegalArgumentException", ERRCODE_DATA_EXCEPTION},
 		{"java/lang/ArithmeticException", ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE},
+		/* before IOException, which it extends (parquet-writer's DiskFullException.java) */
+		{"org/parallelexport/parquet/DiskFullException", ERRCODE_DISK_FULL},
 		{"java/io/IOException", ERRCODE_IO_ERROR},
 		{"java/io/UncheckedIOException", ERRCODE_IO_ERROR},
 	};
@@ -484,7 +486,8 @@ pep_exception_cause(jthrowable exc)
  * failed, say).  Wrappers such as parquet-java's "Unable to close resource"
  * hide the real failure, so the SQLSTATE is the first that fits along the
  * chain, and an OutOfMemoryError anywhere in it wins: the worker ran out of
- * heap, whatever was being done.
+ * heap, whatever was being done.  After it a full disk anywhere in the chain
+ * wins over the I/O error that wraps or follows it, for the same reason.
  */
 #define PEP_EXCEPTION_DEPTH 8
 
@@ -500,7 +503,9 @@ pep_describe_exception(StringInfo buf, jthrowable exc, int depth, int *sqlstate)
 		jobjectArray suppressed;
 		jthrowable	next;
 
-		if (state == ERRCODE_OUT_OF_MEMORY || (*sqlstate == 0 && state != 0))
+		if (state == ERRCODE_OUT_OF_MEMORY ||
+			(state == ERRCODE_DISK_FULL && *sqlstate != ERRCODE_OUT_OF_MEMORY) ||
+			(*sqlstate == 0 && state != 0))
 			*sqlstate = state;
 		if (buf->len > 0)
 			appendStringInfoString(buf, i == 0 ? "; suppressed: " : "; caused by: ");
@@ -637,7 +642,9 @@ pep_jvm_call_end(sigset_t *saved, const char *what)
 				 errdetail("Java exception: %s", detail),
 				 sqlstate == ERRCODE_OUT_OF_MEMORY ?
 				 errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes or file_size_bytes.",
-						 "parallel_export_parquet.jvm_options") : 0));
+						 "parallel_export_parquet.jvm_options") :
+				 sqlstate == ERRCODE_DISK_FULL ?
+				 errhint("Free space on the file system of the target directory, or export into another one.") : 0));
 	}
 }
 

@@ -16,6 +16,8 @@
  * garbage collector gets to its object: a partitioned export that writes thousands of small parts
  * would pile up their buffers. So it comes from the sink's DirectBuffers and goes back there when
  * the part is closed or given up.
+ *
+ * A write or sync that fails on a full file system is reported as a DiskFullException.
  */
 package org.parallelexport.parquet;
 
@@ -60,7 +62,7 @@ final class SyncingOutputFile implements PartFile {
             StandardOpenOption.READ,
             StandardOpenOption.WRITE,
             LinkOption.NOFOLLOW_LINKS);
-    stream = new Stream(channel, stamp, buffers);
+    stream = new Stream(path, channel, stamp, buffers);
     return stream;
   }
 
@@ -104,6 +106,7 @@ final class SyncingOutputFile implements PartFile {
   }
 
   private static final class Stream extends PositionOutputStream {
+    private final Path path;
     private final FileChannel channel;
     private final CreatedByStamp stamp;
     private final DirectBuffers buffers;
@@ -114,7 +117,8 @@ final class SyncingOutputFile implements PartFile {
     private boolean footerMissing;
     private boolean closed;
 
-    Stream(FileChannel channel, CreatedByStamp stamp, DirectBuffers buffers) {
+    Stream(Path path, FileChannel channel, CreatedByStamp stamp, DirectBuffers buffers) {
+      this.path = path;
       this.channel = channel;
       this.stamp = stamp;
       this.buffers = buffers;
@@ -171,8 +175,12 @@ final class SyncingOutputFile implements PartFile {
         // file without one. Any exception thrown here would then replace that failure, so a file
         // without a footer is only closed: the caller sees the real error and deletes the file.
         if (CreatedByStamp.hasFooter(channel, position)) {
-          position = stamp.apply(channel, position);
-          channel.force(true);
+          try {
+            position = stamp.apply(channel, position);
+            channel.force(true);
+          } catch (IOException e) {
+            throw DiskFullException.of(e, path, 0);
+          }
         } else {
           footerMissing = true;
         }
@@ -196,8 +204,12 @@ final class SyncingOutputFile implements PartFile {
 
     private void drain() throws IOException {
       buffer.flip();
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
+      try {
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+      } catch (IOException e) {
+        throw DiskFullException.of(e, path, buffer.remaining());
       }
       buffer.clear();
     }
