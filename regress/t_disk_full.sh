@@ -46,7 +46,8 @@ if ! mount -t tmpfs -o "size=${SIZE_KB}k,mode=0755" pep_full "$MNT" 2>"$WORK/mou
 	echo "1..0 # skip cannot mount a tmpfs here: $(cat "$WORK/mount.err")"
 	exit 0
 fi
-trap 'umount "$MNT" 2>/dev/null' EXIT
+# Lazily: a mount still busy when the script ends is detached all the same.
+trap 'umount -l "$MNT" 2>/dev/null' EXIT
 chown postgres "$MNT"
 
 # Usable bytes of the mount for the server's OS user.
