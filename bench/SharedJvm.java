@@ -177,6 +177,8 @@ public final class SharedJvm {
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long[] threadCpu = new long[threads];
+    // A writer that fails makes this JVM fail, so the script does not take a median of it.
+    Exception[] failures = new Exception[threads];
     Thread[] workers = new Thread[threads];
     long wall0 = System.nanoTime();
     long cpu0 = os.getProcessCpuTime();
@@ -202,13 +204,18 @@ public final class SharedJvm {
                   sink.closePart();
                   threadCpu[me] = threadBean.getCurrentThreadCpuTime();
                 } catch (Exception e) {
-                  throw new RuntimeException(e);
+                  failures[me] = e;
                 }
               });
       workers[t].start();
     }
     for (Thread w : workers) {
       w.join();
+    }
+    for (Exception failure : failures) {
+      if (failure != null) {
+        throw failure;
+      }
     }
     long wall = System.nanoTime() - wall0;
     long cpu = os.getProcessCpuTime() - cpu0;
