@@ -22,7 +22,9 @@
 # Environment: PEP_TMP, PEP_PORT, PG_CONFIG (see tools/cluster.sh);
 # PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_SKIP_DEPS=1 and
 # PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
-# "pgtap installcheck readback matrix harness") picks suites; PEP_MATRIX_UPDATE=1 makes the
+# "pgtap installcheck readback matrix harness") picks suites; PEP_HARNESSES
+# (default: every regress/t_*.sh) names the harnesses the harness suite runs,
+# without directory or .sh (a named one that does not exist fails the run); PEP_MATRIX_UPDATE=1 makes the
 # matrix suite write its result into regress/matrix/expected.tsv and README.md.
 set -euo pipefail
 
@@ -276,8 +278,19 @@ fi
 if suite_on harness; then
 	# The failure harness must pass three runs in a row.
 	export PEP_FAILURE_RUNS="${PEP_FAILURE_RUNS:-3}"
-	for h in regress/t_*.sh; do
-		[[ -e "$h" ]] || continue
+	harnesses=(regress/t_*.sh)
+	if [[ -n "${PEP_HARNESSES:-}" ]]; then
+		harnesses=()
+		for name in $PEP_HARNESSES; do
+			harnesses+=("regress/$name.sh")
+		done
+	fi
+	for h in "${harnesses[@]}"; do
+		if [[ ! -e "$h" ]]; then
+			echo "harness $h does not exist"
+			failed=$((failed + 1))
+			continue
+		fi
 		if [[ ! -x "$h" ]]; then
 			echo "warning: $h is not executable, not run"
 			continue

@@ -41,8 +41,8 @@
 # (tmpfs size, default 1g), PEP_ROOT_LOGS (host directory under which the
 # leg's logs go to pep-pgNN-logs, default /tmp); PEP_SUITES (default
 # "pgtap installcheck readback harness": the reader matrix runs in the PostgreSQL 15 leg
-# only, where tools/deps.sh installed npm), PEP_FAILURE_RUNS and
-# PEP_SOAK_EXPORTS (passed to tools/test.sh); PEP_ROOT_STARVE_WORKER=K runs
+# only, where tools/deps.sh installed npm), PEP_FAILURE_RUNS, PEP_SOAK_EXPORTS
+# and PEP_HARNESSES (passed to tools/test.sh); PEP_ROOT_STARVE_WORKER=K runs
 # the suite as tools/split_audit.sh does, worker K starved of every table
 # scan (parallel_export_parquet.starve_worker in the cluster's
 # postgresql.conf, which checks.sh confirms).
@@ -344,6 +344,7 @@ logged "$LOGS/tests.log" in_root "${ENV[@]}" PEP_SKIP_DEPS=1 PEP_SKIP_BUILD=1 PE
 	PEP_PORT="$PORT" PEP_TMP="$IN_TMP" PEP_LOGS="$IN_LOGS" \
 	PEP_SUITES="${PEP_SUITES:-pgtap installcheck readback harness}" ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
 	${PEP_SOAK_EXPORTS:+PEP_SOAK_EXPORTS="$PEP_SOAK_EXPORTS"} \
+	${PEP_HARNESSES:+PEP_HARNESSES="$PEP_HARNESSES"} \
 	${PEP_ROOT_STARVE_WORKER:+PEP_EXTRA_CONF="parallel_export_parquet.starve_worker = $PEP_ROOT_STARVE_WORKER"} \
 	bash -c 'cd /work/pep && tools/test.sh' || rc=$?
 phase_end tests
