@@ -298,10 +298,12 @@ if suite_on harness; then
 		name="$(basename "$h" .sh)"
 		say "harness: $h"
 		rc=0
+		harness_started=$SECONDS
 		PEP_HARNESS_OUT="$(outdir "$name")"
 		export PEP_HARNESS_OUT
 		run "$PEP_LOGS/$name.log" \
 			timeout --kill-after=30 "${PEP_HARNESS_TIMEOUT:-1800}" "$h" || rc=$?
+		echo "harness $name: $((SECONDS - harness_started)) s"
 		counts="$(tap_count <"$PEP_LOGS/$name.log")"
 		if [[ "$counts" == "0 0 0" && "$rc" -eq 0 ]]; then
 			counts="1 0 0" # no TAP output: the script's exit status is its one check
