@@ -53,9 +53,11 @@ summary() {
 # Counts TAP results on stdin: prints "passed failed skipped". A plan that was
 # not fulfilled counts its missing tests as failed; a test file that printed
 # no plan counts as one failure. Files are separated by pg_prove's
-# "path .. " header lines; plain TAP (one stream) works too.
+# "path .. " header lines; plain TAP (one stream) works too. Colour codes a
+# tool printed without a newline before a test line (Maven under a TERM
+# that has colours) are dropped first, so they cannot hide that line.
 tap_count() {
-	awk '
+	sed 's/\x1b\[[0-9;]*m//g' | awk '
 		function flush() {
 			if (!seen) return
 			if (plan < 0) f += (nok > 0 ? nok : 1)
