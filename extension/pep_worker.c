@@ -40,6 +40,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "utils/acl.h"
 #include "utils/memutils.h"
 
 #include "pep_batch.h"
@@ -638,11 +639,20 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	 * worker"), and an activity that says what the export writes where, for
 	 * people.  The progress view of 1.1 reads both from PEPShared; 1.0's,
 	 * in a database not yet updated, still splits this text at its lines.
+	 * pg_stat_activity shows the text to the roles with the privileges of
+	 * the leader's login role, which after SET ROLE or SET SESSION
+	 * AUTHORIZATION may lack those of the role the export runs as: then the
+	 * lines stay empty, as pep_progress.c's rule wants.
 	 */
 	pgstat_report_appname(psprintf("parallel_export_parquet worker %d", ParallelWorkerNumber));
-	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("parallel_export_parquet worker %d\ndirectory: %s\nsource: %s",
-									ParallelWorkerNumber, w.shared->target, w.shared->source));
+	if (has_privs_of_role(GetAuthenticatedUserId(), w.shared->userid))
+		pgstat_report_activity(STATE_RUNNING,
+							   psprintf("parallel_export_parquet worker %d\ndirectory: %s\nsource: %s",
+										ParallelWorkerNumber, w.shared->target, w.shared->source));
+	else
+		pgstat_report_activity(STATE_RUNNING,
+							   psprintf("parallel_export_parquet worker %d\ndirectory: \nsource: ",
+										ParallelWorkerNumber));
 
 	errcallback.callback = pep_worker_error_context;
 	errcallback.arg = NULL;
