@@ -29,7 +29,9 @@
  * pg_stat_activity's rule for its query column, keyed on the role whose
  * privileges the export used rather than on the session's login role.  A
  * session may run as many roles in turn (a pooler's SET ROLE per request),
- * and its login role does not say which of them ran the export.
+ * and its login role does not say which of them ran the export.  The
+ * workers' activity text, which pg_stat_activity shows by the login role,
+ * names them only when that cannot reach further.
  *
  * IDENTIFICATION
  *	  extension/pep_progress.c
@@ -154,6 +156,20 @@ pep_may_see_role(Oid userid)
 {
 	return has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS) ||
 		has_privs_of_role(GetUserId(), userid);
+}
+
+/*
+ * May this parallel worker's activity name what its export or sweep reads
+ * and writes?  pg_stat_activity shows that text to the roles with the
+ * privileges of the leader's login role, which after SET ROLE or SET
+ * SESSION AUTHORIZATION may lack those of the role the worker runs as (the
+ * leader's current one).  Only when the login role has them does everyone
+ * who sees the text pass pep_may_see_role.
+ */
+bool
+pep_activity_may_name_target(void)
+{
+	return has_privs_of_role(GetAuthenticatedUserId(), GetUserId());
 }
 
 /* A text datum of a fixed-size shared buffer, or false if it is not valid text here. */

@@ -40,7 +40,6 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
-#include "utils/acl.h"
 #include "utils/memutils.h"
 
 #include "pep_batch.h"
@@ -50,6 +49,7 @@
 #include "pep_jvm.h"
 #include "pep_output.h"
 #include "pep_partition.h"
+#include "pep_progress.h"
 #include "pep_route.h"
 #include "pep_s3export.h"
 #include "pep_shared.h"
@@ -638,14 +638,11 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	 * A name a DBA can find in pg_stat_activity (backend_type stays "parallel
 	 * worker"), and an activity that says what the export writes where, for
 	 * people.  The progress view of 1.1 reads both from PEPShared; 1.0's,
-	 * in a database not yet updated, still splits this text at its lines.
-	 * pg_stat_activity shows the text to the roles with the privileges of
-	 * the leader's login role, which after SET ROLE or SET SESSION
-	 * AUTHORIZATION may lack those of the role the export runs as: then the
-	 * lines stay empty, as pep_progress.c's rule wants.
+	 * in a database not yet updated, still splits this text at its lines,
+	 * which stay empty when the text may not name them (pep_progress.c).
 	 */
 	pgstat_report_appname(psprintf("parallel_export_parquet worker %d", ParallelWorkerNumber));
-	if (has_privs_of_role(GetAuthenticatedUserId(), w.shared->userid))
+	if (pep_activity_may_name_target())
 		pgstat_report_activity(STATE_RUNNING,
 							   psprintf("parallel_export_parquet worker %d\ndirectory: %s\nsource: %s",
 										ParallelWorkerNumber, w.shared->target, w.shared->source));
