@@ -24,6 +24,7 @@
 
 #include "pep_export.h"
 #include "pep_guc.h"
+#include "pep_progress.h"
 
 PG_MODULE_MAGIC;
 
@@ -105,8 +106,11 @@ pep_export_regclass(PG_FUNCTION_ARGS)
 }
 
 /*
- * The summary of this session's last finished export, or no row.  Version
- * 1.0's SQL definition has no compatibility column.
+ * The summary of this session's last finished export, or no row.  No row
+ * either for a role that may not see the export's text (pep_progress.c):
+ * a session outlives the roles it runs as, and every column, the row count
+ * too, tells of what another role read.  Version 1.0's SQL definition has
+ * no compatibility column.
  */
 Datum
 pep_last_export(PG_FUNCTION_ARGS)
@@ -115,7 +119,7 @@ pep_last_export(PG_FUNCTION_ARGS)
 	Datum		values[8];
 	bool		nulls[8] = {0};
 
-	if (!pep_have_last)
+	if (!pep_have_last || !pep_may_see_role(pep_last.userid))
 		PG_RETURN_NULL();
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");

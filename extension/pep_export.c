@@ -290,6 +290,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared = shm_toc_allocate(pcxt->toc, shared_size);
 	memset(shared, 0, shared_size);
 	shared->leader_pid = MyProcPid;
+	shared->userid = GetUserId();
 	shared->ncolumns = src->ncolumns;
 	shared->nleaves = nleaves;
 	shared->relid = src->relid;
@@ -498,6 +499,7 @@ pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz sta
 	TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
 	summary->seconds = secs + usecs / 1000000.0;
 	summary->compatibility = pep_compatibility_name(src->types.compatibility);
+	summary->userid = ex->shared->userid;
 
 	if (pep_log_exports)
 		ereport(LOG,

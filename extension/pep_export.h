@@ -25,6 +25,7 @@ typedef struct PEPSummary
 	int			workers;		/* workers that ran */
 	double		seconds;		/* wall time of the call */
 	const char *compatibility;	/* the reader profile the parts were written for */
+	Oid			userid;			/* the role whose privileges it used: who may see it */
 } PEPSummary;
 
 /* Export src into directory as opts say; fills summary and returns rows. */

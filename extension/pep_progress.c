@@ -24,6 +24,15 @@
  * only the exports whose progress pg_stat_get_progress_info would show the
  * caller, and nothing for a segment that is gone or is not an export's.
  *
+ * Who may see an export's directory and source, here and in its summary
+ * afterwards (parallel_export_parquet_last()), is pep_may_see_role:
+ * pg_stat_activity's rule for its query column, keyed on the role whose
+ * privileges the export used rather than on the session's login role.  A
+ * session may run as many roles in turn (a pooler's SET ROLE per request),
+ * and its login role does not say which of them ran the export.  The
+ * workers' activity text, which pg_stat_activity shows by the login role,
+ * names them only when that cannot reach further.
+ *
  * IDENTIFICATION
  *	  extension/pep_progress.c
  *
@@ -136,6 +145,33 @@ pep_progress_end(void)
 	pgstat_progress_end_command();
 }
 
+/*
+ * May the current role see the text of what userid runs or ran?
+ * HAS_PGSTAT_PERMISSIONS of pgstatfuncs.c, the rule of pg_stat_activity's
+ * query column: roles with userid's privileges (itself, its INHERIT
+ * members, superusers) and members of pg_read_all_stats.
+ */
+bool
+pep_may_see_role(Oid userid)
+{
+	return has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS) ||
+		has_privs_of_role(GetUserId(), userid);
+}
+
+/*
+ * May this parallel worker's activity name what its export or sweep reads
+ * and writes?  pg_stat_activity shows that text to the roles with the
+ * privileges of the leader's login role, which after SET ROLE or SET
+ * SESSION AUTHORIZATION may lack those of the role the worker runs as (the
+ * leader's current one).  Only when the login role has them does everyone
+ * who sees the text pass pep_may_see_role.
+ */
+bool
+pep_activity_may_name_target(void)
+{
+	return has_privs_of_role(GetAuthenticatedUserId(), GetUserId());
+}
+
 /* A text datum of a fixed-size shared buffer, or false if it is not valid text here. */
 static bool
 pep_progress_text(const char *buf, Size size, Datum *result)
@@ -153,7 +189,8 @@ pep_progress_text(const char *buf, Size size, Datum *result)
 /*
  * Read the directory and source of pid's export from its DSM segment.
  * False when the segment is gone (the export ended after the slots were
- * read) or holds something else, whose handle was reused since.
+ * read) or holds something else, whose handle was reused since, or when
+ * the caller may not see them.
  */
 static bool
 pep_progress_read_target(int pid, dsm_handle handle, Datum *directory, Datum *source)
@@ -180,6 +217,7 @@ pep_progress_read_target(int pid, dsm_handle handle, Datum *directory, Datum *so
 	if (toc != NULL)
 		shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, true);
 	found = (shared != NULL && shared->leader_pid == pid &&
+			 pep_may_see_role(shared->userid) &&
 			 pep_progress_text(shared->target, sizeof(shared->target), directory) &&
 			 pep_progress_text(shared->source, sizeof(shared->source), source));
 
@@ -190,9 +228,11 @@ pep_progress_read_target(int pid, dsm_handle handle, Datum *directory, Datum *so
 
 /*
  * parallel_export_parquet_progress_targets(): pid, directory and source of
- * every running export whose progress the caller may see.  The filter is
- * pg_stat_get_progress_info's: the caller's own roles' exports, all of them
- * for members of pg_read_all_stats.
+ * every running export whose progress the caller may see.  The rows are
+ * pg_stat_get_progress_info's, whose rule is keyed on each session's login
+ * role; directory and source are NULL unless the caller may also see the
+ * text of the role that runs the export, as pg_stat_activity shows
+ * "<insufficient privilege>" for a query.
  */
 Datum
 pep_progress_targets(PG_FUNCTION_ARGS)
@@ -217,8 +257,7 @@ pep_progress_targets(PG_FUNCTION_ARGS)
 		if (local == NULL)
 			continue;
 		be = &local->backendStatus;
-		if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS) &&
-			!has_privs_of_role(GetUserId(), be->st_userid))
+		if (!pep_may_see_role(be->st_userid))
 			continue;
 		if (be->st_progress_command != PROGRESS_COMMAND_COPY ||
 			be->st_progress_param[PEP_PROGRESS_MARKER] != PEP_PROGRESS_MARKER_VALUE)

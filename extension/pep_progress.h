@@ -26,5 +26,7 @@ extern void pep_progress_phase(int phase);
 extern void pep_progress_segment(dsm_segment *seg);
 extern void pep_progress_report(PEPShared *shared, int nworkers, char *scans);
 extern void pep_progress_end(void);
+extern bool pep_may_see_role(Oid userid);
+extern bool pep_activity_may_name_target(void);
 
 #endif							/* PEP_PROGRESS_H */

@@ -42,6 +42,7 @@
 #include "pep_fault.h"
 #include "pep_java.h"
 #include "pep_jni.h"
+#include "pep_progress.h"
 #include "pep_s3ledger.h"
 #include "pep_s3sweep.h"
 #include "pep_shared.h"
@@ -135,8 +136,11 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	PEPFault	fault;
 
 	pgstat_report_appname("parallel_export_parquet sweep");
-	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("parallel_export_parquet sweep\ntarget: %s", shared->url));
+	if (pep_activity_may_name_target())
+		pgstat_report_activity(STATE_RUNNING,
+							   psprintf("parallel_export_parquet sweep\ntarget: %s", shared->url));
+	else
+		pgstat_report_activity(STATE_RUNNING, "parallel_export_parquet sweep");
 	errcallback.callback = pep_sweep_error_context;
 	errcallback.arg = NULL;
 	errcallback.previous = error_context_stack;

@@ -103,6 +103,7 @@ typedef struct PEPShared
 {
 	/* Fixed at setup. */
 	int			leader_pid;		/* the leader's process id, for the progress view */
+	Oid			userid;			/* the role whose privileges the export uses */
 	int			ncolumns;		/* entries in the column array */
 	int			nleaves;		/* heap relations scanned; 0 for streamed sources */
 	Oid			relid;			/* the source relation for heap scans */

@@ -49,6 +49,7 @@
 #include "pep_jvm.h"
 #include "pep_output.h"
 #include "pep_partition.h"
+#include "pep_progress.h"
 #include "pep_route.h"
 #include "pep_s3export.h"
 #include "pep_shared.h"
@@ -637,12 +638,18 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	 * A name a DBA can find in pg_stat_activity (backend_type stays "parallel
 	 * worker"), and an activity that says what the export writes where, for
 	 * people.  The progress view of 1.1 reads both from PEPShared; 1.0's,
-	 * in a database not yet updated, still splits this text at its lines.
+	 * in a database not yet updated, still splits this text at its lines,
+	 * which stay empty when the text may not name them (pep_progress.c).
 	 */
 	pgstat_report_appname(psprintf("parallel_export_parquet worker %d", ParallelWorkerNumber));
-	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("parallel_export_parquet worker %d\ndirectory: %s\nsource: %s",
-									ParallelWorkerNumber, w.shared->target, w.shared->source));
+	if (pep_activity_may_name_target())
+		pgstat_report_activity(STATE_RUNNING,
+							   psprintf("parallel_export_parquet worker %d\ndirectory: %s\nsource: %s",
+										ParallelWorkerNumber, w.shared->target, w.shared->source));
+	else
+		pgstat_report_activity(STATE_RUNNING,
+							   psprintf("parallel_export_parquet worker %d\ndirectory: \nsource: ",
+										ParallelWorkerNumber));
 
 	errcallback.callback = pep_worker_error_context;
 	errcallback.arg = NULL;

@@ -13,7 +13,12 @@
 # and text shaped like the workers' activity lines, held still by the hang
 # fault, shows that name verbatim and the right source; a role without
 # pg_read_all_stats sees no other role's export in
-# parallel_export_parquet_progress_targets(), a member of it does.
+# parallel_export_parquet_progress_targets(), a member of it does. And an
+# export that a pooler's login role runs after SET ROLE to a tenant it has
+# no privileges of (NOINHERIT), held at a gate: the login role sees its
+# row but not its directory and source, in the view nor in the workers'
+# activity; a superuser sees them; the tenant sees its summary afterwards,
+# the login role does not.
 #
 # No timer decides anything. Three exports are held where what is checked
 # must show, by events the harness waits for in pg_stat_activity:
@@ -182,6 +187,53 @@ visible=$(sql "DROP ROLE IF EXISTS regress_pep_watcher;
 ok $? "another role's export shows only to members of pg_read_all_stats (saw counts $visible)"
 sql "SELECT pg_cancel_backend(${held:-0})" >/dev/null
 wait "$spoof_pid"
+
+# A pooler's session exports as a tenant role. Its login role may SET ROLE
+# to the tenant but has none of its privileges (NOINHERIT, as PostgREST's
+# authenticator). PostgreSQL shows the export's progress row to the login
+# role's sessions; the directory and source, in the view and in the
+# workers' activity, only to roles with the tenant's privileges. The export
+# is held at a gate, its workers waiting for rows.
+secret="tenant-secret-$$"
+sql "DROP ROLE IF EXISTS regress_pep_pooler; DROP ROLE IF EXISTS regress_pep_tenant;
+	CREATE ROLE regress_pep_tenant;
+	CREATE ROLE regress_pep_pooler LOGIN NOINHERIT;
+	GRANT regress_pep_tenant TO regress_pep_pooler;
+	GRANT pg_write_server_files TO regress_pep_tenant;
+	GRANT SELECT ON pep_progress_t TO regress_pep_tenant;
+	DO \$\$ DECLARE f regprocedure; BEGIN
+		FOR f IN SELECT oid FROM pg_proc WHERE proname = 'parallel_export_parquet' LOOP
+			EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO regress_pep_tenant', f);
+		END LOOP; END \$\$" >/dev/null
+gate_close pep_tenant_gate "$GATE_KEY"
+tenant_q="$(gate_query pep_progress_t 'id, s' $((ROWS / 2)) "$GATE_KEY") AND s <> ''$secret''"
+PGAPPNAME=pep_tenant psql -X -A -t -q -U regress_pep_pooler -c "SET ROLE regress_pep_tenant" \
+	-c "SELECT parallel_export_parquet('$tenant_q', '$WORK/tenant', 2)" \
+	-c "SELECT (parallel_export_parquet_last()).rows" \
+	-c "RESET ROLE" -c "SELECT parallel_export_parquet_last() IS NULL" >"$WORK/pep_tenant.out" 2>&1 &
+tenant_pid=$!
+wait_until "at_gate pep_tenant"
+ok $? "premise: the tenant's export waits at the gate"
+leader=$(caller_pid pep_tenant)
+as_pooler=$(psql -X -A -t -q -U regress_pep_pooler -c "SELECT count(*), count(directory), count(source)
+	FROM parallel_export_parquet_progress WHERE pid = ${leader:-0}")
+[[ "$as_pooler" == "1|0|0" ]]
+ok $? "the login role sees the export's row without directory or source (saw $as_pooler)"
+workers=$(psql -X -A -t -q -U regress_pep_pooler -c "SELECT count(*) FILTER (WHERE query LIKE 'parallel_export_parquet worker %'),
+	count(*) FILTER (WHERE query LIKE '%$WORK/tenant%' OR query LIKE '%pep_progress_t%')
+	FROM pg_stat_activity WHERE leader_pid = ${leader:-0}")
+[[ "$workers" == "2|0" ]]
+ok $? "it sees both workers' activity, naming neither directory nor source (saw $workers)"
+as_super=$(sql "SELECT directory = '$WORK/tenant', strpos(source, '$secret') > 0
+	FROM parallel_export_parquet_progress WHERE pid = ${leader:-0}")
+[[ "$as_super" == "t|t" ]]
+ok $? "a superuser sees the tenant's directory and source (saw $as_super)"
+gate_open pep_tenant_gate
+wait "$tenant_pid"
+[[ "$(tr '\n' ' ' <"$WORK/pep_tenant.out")" == "$ROWS $ROWS t " ]]
+ok $? "the tenant's export completed, the tenant saw its summary, the login role did not" \
+	"$(cat "$WORK/pep_tenant.out")"
+sql "DROP ROLE regress_pep_pooler; DROP OWNED BY regress_pep_tenant; DROP ROLE regress_pep_tenant" >/dev/null
 
 sql "DROP TABLE pep_progress_t" >/dev/null
 rm -rf "$WORK"
