@@ -369,37 +369,33 @@ pep_check_flag(const char *option)
 static bool
 pep_check_xlog(const char *option)
 {
-	const char *p = option + strlen("-Xlog");
 	const char *fields[3] = {"", "", ""};
-	int			lens[3] = {0, 0, 0};
+	size_t		lens[3] = {0, 0, 0};
 	int			n = 0;
+	const char *names = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+*=,";
 
-	if (*p == '\0')
+	if (option[5] == '\0')
 		return true;
-	if (*p != ':')
+	if (option[5] != ':')
 		return pep_not_allowed(option, "");
-	while (*p == ':')
+	for (const char *p = option + 5; *p == ':'; p += lens[n++])
 	{
-		const char *start = ++p;
-
 		if (n == lengthof(fields))
-			return pep_not_allowed(option, ": -Xlog takes at most a selection, an output and decorators");
-		p += strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+*=,#");
-		fields[n] = start;
-		lens[n++] = p - start;
+			return pep_not_allowed(option, ": -Xlog takes at most a selection, an output and decorators; output options are for files");
+		fields[n] = ++p;
+		lens[n] = strcspn(p, ":");
 	}
-	if (*p != '\0')
-		return pep_not_allowed(option, ": -Xlog takes tag and level names, stdout or stderr, and decorators");
-	if ((lens[0] == 4 && strncmp(fields[0], "help", 4) == 0) ||
-		(lens[0] == 5 && strncmp(fields[0], "async", 5) == 0))
-		return pep_not_allowed(option, "");
 	if (!(lens[1] == 0 ||
 		  (lens[1] == 6 && (strncmp(fields[1], "stdout", 6) == 0 ||
 							strncmp(fields[1], "stderr", 6) == 0)) ||
 		  (lens[1] == 2 && (strncmp(fields[1], "#0", 2) == 0 ||
 							strncmp(fields[1], "#1", 2) == 0))))
 		return pep_not_allowed(option, ": -Xlog writes only to stdout or stderr, which reach the server log, never to a file");
-	if (memchr(fields[2], '=', lens[2]) != NULL || memchr(fields[2], '#', lens[2]) != NULL)
+	if (strspn(fields[0], names) < lens[0] || strspn(fields[2], names) < lens[2] ||
+		memchr(fields[2], '=', lens[2]) != NULL)
+		return pep_not_allowed(option, ": -Xlog takes tag and level names, stdout or stderr, and decorators");
+	if ((lens[0] == 4 && strncmp(fields[0], "help", 4) == 0) ||
+		(lens[0] == 5 && strncmp(fields[0], "async", 5) == 0))
 		return pep_not_allowed(option, "");
 	return true;
 }
