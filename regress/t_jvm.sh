@@ -253,7 +253,7 @@ start_fails() {
 start_fails "-XX:MaxRAM=1k" "Too small maximum heap"
 # JNI_CreateJavaVM returns an error:
 start_fails "-XX:TieredStopAtLevel=9" "Improperly specified VM option 'TieredStopAtLevel=9'"
-start_fails "-XX:CICompilerCount=0" "CICompilerCount (0) must be at least 2"
+start_fails "-XX:CICompilerCount=0" "CICompilerCount (0) must be at least"
 
 # That error shows the options the worker got (pep_java.c): the diagnostic
 # options unlocked around the class cache's flag and around an allowed
