@@ -162,6 +162,12 @@ typedef enum PEPFlagForm
 	PEP_FLAG_MODE,
 } PEPFlagForm;
 
+/* The modes of -XX:CompilationMode= (HotSpot's compilerDefinitions.cpp). */
+static const char *const pep_compilation_modes[] =
+{
+	"default", "quick-only", "high-only", "high-only-quick-internal", NULL
+};
+
 static const struct
 {
 	const char *name;
@@ -239,8 +245,7 @@ static const struct
 	{"MaxInlineLevel", PEP_FLAG_NUMBER},
 	{"MaxRecursiveInlineLevel", PEP_FLAG_NUMBER},
 	{"LoopUnrollLimit", PEP_FLAG_NUMBER},
-	{"CompilationMode", PEP_FLAG_MODE, false,
-	(const char *const[]) {"default", "quick-only", "high-only", "high-only-quick-internal", NULL}},
+	{"CompilationMode", PEP_FLAG_MODE, false, pep_compilation_modes},
 	/* the class cache (pep_java.c maps it at its own address) */
 	{"ArchiveRelocationMode", PEP_FLAG_NUMBER, true},
 	/* what the extension's defaults and the README's diagnosis need */
@@ -269,18 +274,17 @@ static const char *const pep_exact[] =
 
 /*
  * System properties allowed, each with a value of letters, digits, ".", "_"
- * and "-": which IP stack the object store's client uses, and the AWS SDK's
- * checksum modes (needed by some S3-compatible stores; DESIGN.md, "Object
- * storage").  No other: properties such as java.library.path,
- * org.xerial.snappy.lib.path and .lib.name, jna.*, java.io.tmpdir or
- * java.system.class.loader load code or choose where files are written.
+ * and "-": which IP stack the object store's client uses.  No other:
+ * properties such as java.library.path, org.xerial.snappy.lib.path and
+ * .lib.name, jna.*, java.io.tmpdir or java.system.class.loader load code or
+ * choose where files are written, and what the object store's client needs
+ * otherwise is a foreign server's option (README, "Object storage: target,
+ * endpoint and keys").
  */
 static const char *const pep_properties[] =
 {
 	"java.net.preferIPv4Stack",
 	"java.net.preferIPv6Addresses",
-	"aws.requestChecksumCalculation",
-	"aws.responseChecksumValidation",
 };
 
 /* The detail and hint of an option that is not on the allow-list. */

@@ -286,6 +286,12 @@ ok $? "premise: a shared library whose constructor writes $WORK/evil-ran"
 chmod a+r "$WORK/evil.so"
 attack() {
 	local what="$1" value="$2" fault="$3" want="$4" listing pid paused="" before
+	# After a crash restart (the old code's answer to the case before) the
+	# server takes connections again once its recovery is done.
+	for _ in $(seq 1 600); do
+		sql "SELECT 1" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
 	listing=$(ls -A "$PEP_DATA")
 	before=$(checkpointer)
 	rm -rf "$WORK/attack" "$WORK/evil-ran"

@@ -40,6 +40,11 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
+-- A value with its control characters spelled out, for a test's name.
+CREATE FUNCTION pg_temp.visible(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT replace(replace(replace(replace(value, E'\n', '\n'), E'\t', '\t'), E'\r', '\r'), E'\x0b', '\v')
+$$;
+
 -- Refused: (value, the option the detail must name). Each row one test.
 CREATE TEMP TABLE refused (value text, names text);
 INSERT INTO refused VALUES
@@ -132,7 +137,7 @@ INSERT INTO refused VALUES
     (E'-Xmx64m\n-Xlog:gc:file=/tmp/gc.log', '-Xlog:gc:file=/tmp/gc.log'),
     ('-Xmx64m -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions', '-XX:+UnlockDiagnosticVMOptions');
 
-SELECT ok(r LIKE '22023 %"' || replace(replace(names, '\', '\\'), '%', '\%') || '"%', format('refused: %s', value))
+SELECT ok(r LIKE '22023 %"' || replace(replace(names, '\', '\\'), '%', '\%') || '"%', format('refused: %s', pg_temp.visible(value)))
   FROM refused, LATERAL pg_temp.refusal(value) AS r;
 
 -- A value that is simply not on the list gets a hint at the README's table;
@@ -174,10 +179,10 @@ INSERT INTO allowed VALUES
     ('-XX:+PreserveFramePointer -XX:+DebugNonSafepoints'),
     ('-XX:-DisableAttachMechanism -XX:+StartAttachListener'),
     ('-XX:-UsePerfData'),
-    ('-Djava.net.preferIPv4Stack=true -Daws.requestChecksumCalculation=when_required'),
+    ('-Djava.net.preferIPv4Stack=true -Djava.net.preferIPv6Addresses=false'),
     (E'-Xmx64m\t-Xss2m\n-XX:+UseSerialGC');
 
-SELECT is(pg_temp.refusal(value), 'accepted', format('accepted: %s', value))
+SELECT is(pg_temp.refusal(value), 'accepted', format('accepted: %s', pg_temp.visible(value)))
   FROM allowed;
 
 -- SHOW gives the value back as it was set.
