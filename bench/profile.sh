@@ -57,7 +57,7 @@ chmod -R a+rX "$work"
 log_start=$(stat -c %s "$PEP_LOG")
 
 opts=$(psql -X -q -At -c "LOAD 'parallel_export_parquet'" -c "SHOW parallel_export_parquet.jvm_options")
-opts="$opts -XX:-DisableAttachMechanism -XX:+PreserveFramePointer -XX:+StartAttachListener -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
+opts="$opts -XX:-DisableAttachMechanism -XX:+PreserveFramePointer -XX:+StartAttachListener -XX:+DebugNonSafepoints"
 psql -X -q -v ON_ERROR_STOP=1 -At >"$work/psql.out" 2>&1 <<EOF &
 LOAD 'parallel_export_parquet';
 SET parallel_export_parquet.jvm_options = '$opts';

@@ -32,6 +32,11 @@
  * left out, and it comes before the user's options anyway, so that of
  * repeated options the user's, later, win.
  *
+ * HotSpot's diagnostic options are unlocked only around the diagnostic
+ * flags the extension sets or vouches for, each alone, and locked again
+ * after them; -XX:-UsePerfData is always added, so that no worker writes a
+ * performance data file (issue 42; pep_jvmopts.c has the allow-list).
+ *
  * IDENTIFICATION
  *	  extension/pep_java.c
  *
@@ -47,6 +52,7 @@
 #include "pep_extension.h"
 #include "pep_guc.h"
 #include "pep_java.h"
+#include "pep_jvmopts.h"
 
 /*
  * Values per worker, estimated, below which the worker's JIT is C1 only:
@@ -98,6 +104,33 @@ pep_user_chose_jit(const char *user_options)
 	return chose;
 }
 
+/*
+ * Append jvm_options, which its check hook held to the allow-list
+ * (pep_jvmopts.c), unlocking HotSpot's diagnostic options around each
+ * allowed diagnostic flag alone and locking them again after it: an unlock
+ * left on would let every later option use any diagnostic flag, and some
+ * crash or stop a worker (issue 42).
+ */
+static void
+pep_append_user_options(StringInfo options, const char *user_options)
+{
+	List	   *split = pep_jvm_split_options(user_options);
+	ListCell   *lc;
+
+	foreach(lc, split)
+	{
+		const char *tok = lfirst(lc);
+
+		if (pep_jvm_option_is_diagnostic(tok))
+			appendStringInfo(options,
+							 "-XX:+UnlockDiagnosticVMOptions %s -XX:-UnlockDiagnosticVMOptions ",
+							 tok);
+		else
+			appendStringInfo(options, "%s ", tok);
+	}
+	list_free_deep(split);
+}
+
 void
 pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 {
@@ -137,7 +170,8 @@ pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 	if (stat(cache, &st) == 0)
 		appendStringInfo(&options,
 						 "-Xshare:auto -XX:SharedArchiveFile=%s "
-						 "-XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0 ",
+						 "-XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0 "
+						 "-XX:-UnlockDiagnosticVMOptions ",
 						 cache);
 	/* Without it snappy-java leaves a copy of itself in /tmp per worker. */
 	if (stat(snappy, &st) == 0)
@@ -147,11 +181,13 @@ pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 						 share, PEP_EXTENSION_NAME);
 	/* JDK 22 and later warn in the server log at every native codec load without it. */
 	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
+	/* No hsperfdata file per worker; jvm_options cannot turn it back on. */
+	appendStringInfoString(&options, "-XX:-UsePerfData ");
 	/* C1 only for a small share (see the header), before the user's options. */
 	if (values_per_worker >= 0 && values_per_worker < PEP_C1_ONLY_VALUES &&
 		!pep_user_chose_jit(pep_jvm_options))
 		appendStringInfoString(&options, "-XX:TieredStopAtLevel=1 ");
-	appendStringInfoString(&options, pep_jvm_options);
+	pep_append_user_options(&options, pep_jvm_options);
 
 	pep_jvm_check(config, pep_libjvm_path, jar, options.data);
 }

@@ -4,8 +4,19 @@
 #
 #   - parallel_export_parquet.jvm_options refuses at SET and ALTER SYSTEM
 #     what HotSpot would refuse or abort on (sizes, their relations, two
-#     collectors, options that end a worker other than with an error), with a
-#     detail naming the option; sound values are accepted;
+#     collectors, options that end a worker other than with an error), and
+#     anything not on its allow-list, with a detail naming the option; sound
+#     values are accepted (every spelling: regress/sql/jvm_options.sql);
+#   - every option the README's table "What jvm_options allows" names is
+#     accepted;
+#   - the options of issue 42 that passed the old deny-list (an abort on an
+#     export's exception, a pause at start, snappy-java loading another
+#     library, -Xlog into the data directory) are refused, and a session
+#     that tries them and exports anyway gets no crash restart, no worker
+#     that waits past the export, no file in the data directory and no
+#     foreign library loaded;
+#   - diagnostic options are unlocked only around the flags the extension
+#     sets or vouches for, and -XX:-UsePerfData is always added;
 #   - its built-in default is the one the README's settings table shows;
 #   - a bad value set before the library is loaded, or in postgresql.conf,
 #     is dropped with a WARNING when the library loads, and the export runs
@@ -61,6 +72,14 @@ sql "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
 	DROP FUNCTION IF EXISTS pep_jvm_many();
 	DROP TABLE IF EXISTS pep_jvm_t;
 	CREATE TABLE pep_jvm_t AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 1000) AS g" >/dev/null
+
+# jvm_lines FILE FROM: what workers' JVMs printed to the server log (their
+# stdout and stderr are the server's) since byte FROM, the lines that -Xlog
+# decorates ("[0.012s][info][gc] ..."), into FILE. jvm_options may send -Xlog
+# nowhere else.
+jvm_lines() {
+	tail -c +"$(($2 + 1))" "$PEP_LOG" | grep '^\[' >"$1"
+}
 
 # A session that a crash restart would end.
 PGAPPNAME=pep_jvm_witness psql -X -q -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
@@ -133,6 +152,11 @@ refused "-agentlib:jdwp=transport=dt_socket" 'would load native agent code'
 refused "-javaagent:/tmp/a.jar" 'would load an instrumentation agent'
 refused "-XX:VMOptionsFile=/tmp/options" 'would read more options from a file'
 refused "-XX:+ShowMessageBoxOnError" 'wait for a keypress'
+refused "-Djava.system.class.loader=NoSuch" 'The option "-Djava.system.class.loader=NoSuch" is not one the extension allows: of the system properties only a few'
+refused "-XX:NoSuchOption" 'The option "-XX:NoSuchOption" is not one the extension allows.'
+refused "-Xfoo" 'The option "-Xfoo" is not one the extension allows.'
+refused "-XX:MaxRAMPercentage=abc" 'The option "-XX:MaxRAMPercentage=abc" does not give a number'
+refused "-Xshare:on" 'The option "-Xshare:on" is not one the extension allows.'
 refused "$(printf -- '-Xrs %.0s' $(seq 1 49))" 'At most 48 options may be given.'
 
 out=$(vsql -c "LOAD 'parallel_export_parquet'" \
@@ -157,6 +181,30 @@ accepted "-Xcheck:jni -Xrs"
 # not keep a SIGQUIT from ending a worker (README, "Attaching a JVM tool").
 accepted "-XX:-DisableAttachMechanism -XX:+StartAttachListener"
 accepted ""
+
+# Every option the README's table of allowed options names (its first
+# column, one option or a pattern per row, the example value in it) is
+# accepted, so the table promises nothing the check refuses.
+readme_allowed=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1; next }
+	on && /^\| `-/ { split($0, f, "|"); gsub(/^ *`|` *$/, "", f[2]); print f[2]; next }
+	on && /^\*\*/ { exit }' "$here/../README.md")
+[[ $(wc -l <<<"$readme_allowed") -ge 10 ]]
+ok $? "premise: the README's table of allowed options has rows" "$readme_allowed"
+while read -r example; do
+	out=$(vsql -c "LOAD 'parallel_export_parquet'" -c "SET parallel_export_parquet.jvm_options = '$example'")
+	[[ "$out" == "" ]]
+	ok $? "the README's allowed '$example' is accepted" "$out"
+done <<<"$readme_allowed"
+# And the other way: every flag, option and property on the code's list
+# (extension/pep_jvmopts.c: pep_flags, pep_exact, pep_properties, the
+# collectors and sizes; not pep_refused) is in that part of the README.
+readme_part=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1 } on && /^\*\*Attaching/ { exit } on' "$here/../README.md")
+missing=$(awk '/pep_refused\[\] =/ { skip = 1 } skip && /^};/ { skip = 0; next } !skip' "$here/../extension/pep_jvmopts.c" |
+	grep -oE '^\s*\{?"(-XX:[+]?|-X|-D|)[A-Za-z0-9.:]+=?"' |
+	sed -E 's/^\s*\{?"//; s/"$//; s/^-XX:[+]?//' | sort -u |
+	while read -r name; do grep -qF -- "$name" <<<"$readme_part" || echo "$name"; done)
+[[ -z "$missing" ]]
+ok $? "every option of the code's allow-list is in the README's table" "not there: $missing"
 
 # Set before the library is loaded, a bad value is only a placeholder: the
 # library's load drops it with a WARNING, and the export uses the default.
@@ -188,13 +236,11 @@ grep -q 'WARNING:  22023: invalid value for parameter "parallel_export_parquet.j
 ok $? "a bad value in postgresql.conf is dropped with a WARNING where the library loads; the export runs" "$out"
 
 # --- Options the check lets through but the JVM refuses or aborts on.
-# Options set here replace the defaults, so each keeps -XX:-UsePerfData:
-# without it a JVM leaves /tmp/hsperfdata_postgres behind.
 start_fails() {
 	local value="$1" jvm_says="$2" out
 	rm -rf "$WORK/bad"
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '-XX:-UsePerfData $value'" \
+		-c "SET parallel_export_parquet.jvm_options = '$value'" \
 		-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/bad', 1)")
 	grep -q 'ERROR:  F0000: could not start the Java virtual machine' <<<"$out" &&
 		grep -qF "$jvm_says" <<<"$out" &&
@@ -205,12 +251,86 @@ start_fails() {
 }
 # HotSpot gives up half-way through its start (the exit and abort hooks):
 start_fails "-XX:MaxRAM=1k" "Too small maximum heap"
-start_fails "-Djava.system.class.loader=NoSuch" "java.lang.ClassNotFoundException: NoSuch"
-start_fails "-Xshare:on -XX:SharedArchiveFile=$WORK/none.jsa" "Unable to use shared archive"
 # JNI_CreateJavaVM returns an error:
-start_fails "-XX:NoSuchOption" "Unrecognized VM option 'NoSuchOption'"
-start_fails "-XX:MaxRAMPercentage=abc" "Improperly specified VM option 'MaxRAMPercentage=abc'"
-start_fails "-Xfoo" "Unrecognized option: -Xfoo"
+start_fails "-XX:TieredStopAtLevel=9" "Improperly specified VM option 'TieredStopAtLevel=9'"
+start_fails "-XX:CICompilerCount=0" "CICompilerCount (0) must be at least"
+
+# That error shows the options the worker got (pep_java.c): the diagnostic
+# options unlocked around the class cache's flag and around an allowed
+# diagnostic flag of jvm_options, each alone and locked again after it, and
+# -XX:-UsePerfData though jvm_options left it out.
+out=$(vsql -c "LOAD 'parallel_export_parquet'" \
+	-c "SET parallel_export_parquet.jvm_options = '-XX:ArchiveRelocationMode=1 -XX:TieredStopAtLevel=9'" \
+	-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/bad', 1)")
+given=$(sed -n 's/.*JNI_CreateJavaVM returned -*[0-9]* with options "\([^"]*\)".*/\1/p' <<<"$out" | head -n 1)
+unlocks=$(grep -o -- '-XX:+UnlockDiagnosticVMOptions [^ ]* -XX:-UnlockDiagnosticVMOptions' <<<"$given" | awk '{ print $2 }' | paste -sd' ')
+[[ -n "$given" && "$unlocks" == "-XX:ArchiveRelocationMode=0 -XX:ArchiveRelocationMode=1" &&
+	$(grep -o -- '-XX:[+-]UnlockDiagnosticVMOptions' <<<"$given" | wc -l) == 4 ]] &&
+	grep -q -- ' -XX:-UsePerfData ' <<<" $given "
+ok $? "diagnostic options are unlocked only around -XX:ArchiveRelocationMode, each alone, and -XX:-UsePerfData is added" \
+	"unlocked around: '$unlocks'; options: $given"
+
+# --- Issue 42: options the deny-list let through. Each is refused at SET; a
+# session that tries it anyway and then exports gets its former options, the
+# defaults. Each case then asserts what the option did on the old code: no
+# crash restart (the checkpointer's PID), no worker paused at its start
+# (HotSpot's -XX:+PauseAtStartup waits for its file vm.paused.PID in the
+# worker's working directory, the data directory, to go: a worker that
+# ignores cancel and statement_timeout), no new name in the data directory,
+# and no foreign library loaded (its constructor would write a file).
+printf '%s\n' '#include <stdio.h>' \
+	'__attribute__((constructor)) static void pep_evil(void) { FILE *f = fopen(PEP_RAN, "w"); if (f) fclose(f); }' \
+	>"$WORK/evil.c"
+gcc -shared -fPIC -DPEP_RAN="\"$WORK/evil-ran\"" -o "$WORK/evil.so" "$WORK/evil.c"
+ok $? "premise: a shared library whose constructor writes $WORK/evil-ran"
+chmod a+r "$WORK/evil.so"
+attack() {
+	local what="$1" value="$2" fault="$3" want="$4" listing pid paused="" before
+	# After a crash restart (the old code's answer to the case before) the
+	# server takes connections again once its recovery is done.
+	for _ in $(seq 1 600); do
+		sql "SELECT 1" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	listing=$(ls -A "$PEP_DATA")
+	before=$(checkpointer)
+	rm -rf "$WORK/attack" "$WORK/evil-ran"
+	vsql -c "LOAD 'parallel_export_parquet'" -c "SET parallel_export_parquet.fault_injection = '$fault'" \
+		-c "SET parallel_export_parquet.jvm_options = '$value'" \
+		-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/attack', 1)" >"$WORK/attack.out" &
+	pid=$!
+	# The export's end or a paused worker, whichever comes first; a paused
+	# one is let go by removing its file, so that the harness goes on.
+	while kill -0 "$pid" 2>/dev/null; do
+		paused=$(find "$PEP_DATA" -maxdepth 1 -name 'vm.paused.*')
+		[[ -n "$paused" ]] && break
+		sleep 0.1
+	done
+	[[ -n "$paused" ]] && rm -f "$paused"
+	wait "$pid"
+	out=$(cat "$WORK/attack.out")
+	grep -q 'ERROR:  22023: invalid value for parameter "parallel_export_parquet.jvm_options"' <<<"$out" &&
+		grep -qF "DETAIL:  The option \"${value%% *}\"" <<<"$out"
+	ok $? "issue 42, $what: SET refuses it, naming it" "$out"
+	grep -q -- "$want" <<<"$out"
+	ok $? "issue 42, $what: the export then runs with the default options" "$out"
+	[[ -z "$paused" ]]
+	ok $? "issue 42, $what: no worker paused at its start" "$paused"
+	[[ "$(checkpointer)" == "$before" ]]
+	ok $? "issue 42, $what: no crash restart" "checkpointer $before, now $(checkpointer)"
+	diff <(echo "$listing") <(ls -A "$PEP_DATA") >"$WORK/attack.diff"
+	ok $? "issue 42, $what: no new name in the data directory" "$(cat "$WORK/attack.diff")"
+	[[ ! -e "$WORK/evil-ran" ]]
+	ok $? "issue 42, $what: no foreign library loaded"
+}
+# An export's ordinary error: the injected IllegalStateException of the
+# writer, which the option would have turned into SIGABRT.
+attack "an abort on an exception" "-XX:AbortVMOnException=java.lang.IllegalStateException" \
+	java_error:0:0 'injected fault after 0 batches'
+attack "a pause at start" "-XX:+PauseAtStartup" "" '^1000$'
+attack "snappy-java loading another library" \
+	"-Dorg.xerial.snappy.lib.path=$WORK -Dorg.xerial.snappy.lib.name=evil.so" "" '^1000$'
+attack "-Xlog into the data directory" "-Xlog:gc:file=$PEP_DATA/pep_gc.log" "" '^1000$'
 
 out=$(vsql -c "SET parallel_export_parquet.libjvm_path = '$("$PG_CONFIG" --pkglibdir)/parallel_export_parquet.so'" \
 	-c "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/notjvm', 1)")
@@ -293,10 +413,13 @@ defaults=$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.jvm
 # count it took from the cache to $archived; how the cache was mapped is
 # in the same log.
 from_jar() {
+	local from
 	rm -rf "$WORK/classes-$1.log" "$WORK/classes-$1"
+	from=$(stat -c %s "$PEP_LOG")
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '$defaults ${2:-} -Xlog:class+load=info,cds=info:file=$WORK/classes-$1.log'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults ${2:-} -Xlog:class+load=info,cds=info:stdout'" \
 		-c "SELECT parallel_export_parquet('SELECT * FROM $1 LIMIT 1', '$WORK/classes-$1', 1)")
+	jvm_lines "$WORK/classes-$1.log" "$from"
 	archived=$(grep -c 'source: shared objects file' "$WORK/classes-$1.log" 2>/dev/null)
 	[[ "$out" == 1 ]] || archived=0
 	grep 'source: .*parallel_export_parquet\.jar' "$WORK/classes-$1.log" 2>/dev/null |
@@ -360,10 +483,13 @@ done
 promotion_source="SELECT g$(for k in 1 2 3 4 5 6 7 8; do printf ', (g / 4 + %d) %% 1000003 AS c%d' "$k" "$k"; done)
 	FROM generate_series(1, 1000000) AS g"
 gc_heap() {
+	local from
 	rm -rf "$WORK/gc.log" "$WORK/gc"
+	from=$(stat -c %s "$PEP_LOG")
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '$defaults ${1:-} -Xlog:gc:file=$WORK/gc.log'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults ${1:-} -Xlog:gc:stdout'" \
 		-c "SELECT parallel_export_parquet('$promotion_source', '$WORK/gc', 1)")
+	jvm_lines "$WORK/gc.log" "$from"
 	read -r promoted peak settled full < <(grep -o 'Pause [A-Za-z]* (.*) [0-9]*M->[0-9]*M' "$WORK/gc.log" 2>/dev/null |
 		sed 's/ (.*) / /; s/M->/ /; s/M$//' |
 		awk '{ if (NR > 1 && $4 > last) gained += $4 - last; if ($3 > peak) peak = $3
@@ -401,10 +527,13 @@ ok $? "control: with -Xms384m and without them the heap kept all of it, ${peak:-
 # the defaults; sets $c to the compilers whose threads its JVM started ("C1",
 # "C1 C2", ...), empty if the export failed, and $out to what psql printed.
 compilers() {
+	local from
 	rm -rf "$WORK/jit.log" "$WORK/jit"
+	from=$(stat -c %s "$PEP_LOG")
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '$defaults ${2:-} -Xlog:jit+thread=debug:file=$WORK/jit.log'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults ${2:-} -Xlog:jit+thread=debug:stdout'" \
 		-c "SELECT parallel_export_parquet('$1', '$WORK/jit', 1)")
+	jvm_lines "$WORK/jit.log" "$from"
 	c=""
 	[[ "$out" =~ ^[0-9]+$ ]] &&
 		c=$(grep -o 'compiler thread C[12] ' "$WORK/jit.log" | awk '{ print $3 }' | sort -u | paste -sd' ')
@@ -464,10 +593,13 @@ done
 # after the defaults; sets $osr and $whole to the C2 compiles of the Int32
 # writer's row loop on stack and whole, and $out to what psql printed.
 osr_compiles() {
+	local from
 	rm -rf "$WORK/c2.log" "$WORK/c2"
+	from=$(stat -c %s "$PEP_LOG")
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" \
-		-c "SET parallel_export_parquet.jvm_options = '$defaults -XX:TieredStopAtLevel=4 ${1:-} -Xlog:jit+compilation=debug:file=$WORK/c2.log'" \
+		-c "SET parallel_export_parquet.jvm_options = '$defaults -XX:TieredStopAtLevel=4 ${1:-} -Xlog:jit+compilation=debug:stdout'" \
 		-c "SELECT parallel_export_parquet('pep_jvm_long', '$WORK/c2', 1)")
+	jvm_lines "$WORK/c2.log" "$from"
 	# A line per compile (and one more when its code is dropped): id, '%'
 	# for on stack, the tier, the method.
 	read -r osr whole < <(awk '/ 4 +org\.parallelexport\.parquet\.Int32ValueWriter::writeRows / &&

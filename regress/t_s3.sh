@@ -217,13 +217,17 @@ objects_of() { grep -c '^object ' <<<"$1"; }
 # --- Round trip: a table and a query, read back by DuckDB value by value.
 pg_rows="$(psql -X -A -t -q -F $'\t' -c "SELECT id, t, n, CASE WHEN b THEN 'true' ELSE 'false' END, d, ts FROM pep_s3_types ORDER BY id")"
 # One session: parallel_export_parquet_last() is the session's last export.
-# Its workers log where each class came from (-Xlog:class+load, one file per
-# worker).
+# Its workers log where each class came from (-Xlog:class+load to stdout,
+# which is the server log's, each line with the worker's PID; jvm_options
+# may write no file), split into one file per worker.
+classes_from=$(stat -c %s "$PEP_LOG")
 out=$(psql -X -A -t -q -c "LOAD 'parallel_export_parquet'" \
 	-c "SELECT set_config('parallel_export_parquet.jvm_options', current_setting('parallel_export_parquet.jvm_options')
-		|| ' -Xlog:class+load=info:file=$WORK/classes-%p.log', false)" \
+		|| ' -Xlog:class+load=info:stdout:pid', false)" \
 	-c "SELECT parallel_export_parquet('pep_s3_types', 's3://$BUCKET/trip/table', 2)" \
 	-c "SELECT directory, rows, parts FROM parallel_export_parquet_last()" 2>&1)
+tail -c +"$((classes_from + 1))" "$PEP_LOG" |
+	awk -v dir="$WORK" 'match($0, /^\[[0-9]+\] /) { print > (dir "/classes-" substr($0, 2, RLENGTH - 3) ".log") }'
 got=$(sed -n 2p <<<"$out")
 last=$(tail -n 1 <<<"$out")
 assert_s3_whole "trip/table/" 50000 "$got" "round trip table: whole export, manifest matches the parts"

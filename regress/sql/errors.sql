@@ -112,7 +112,7 @@ SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'ba
                  'a directory as libjvm is a clear error');
 SELECT is(pg_temp.touched(:'base' || '-jvm'), NULL, 'and nothing was created');
 RESET parallel_export_parquet.libjvm_path;
-SELECT set_config('parallel_export_parquet.jvm_options', '-Dpep.pad=' || repeat('x', 2100), true) \g /dev/null
+SELECT set_config('parallel_export_parquet.jvm_options', '-Xmx' || repeat('0', 2100) || '512m', true) \g /dev/null
 SELECT throws_ok(format($$SELECT parallel_export_parquet('err_t', %L, 1)$$, :'base' || '-jvm/out'),
                  '54000', 'value of "parallel_export_parquet.jvm_options" is too long',
                  'JVM options too long for a worker are a clear error');

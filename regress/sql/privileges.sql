@@ -11,7 +11,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(29);
+SELECT plan(30);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -133,6 +133,8 @@ SELECT throws_ok($$SET parallel_export_parquet.libjvm_path = '/tmp/evil.so'$$, '
                  'libjvm_path is superuser-only');
 SELECT throws_ok($$SET parallel_export_parquet.jvm_options = '-javaagent:/tmp/evil.jar'$$, '42501', NULL,
                  'jvm_options is superuser-only');
+SELECT throws_ok($$SET parallel_export_parquet.jvm_options = '-Xmx64m'$$, '42501', NULL,
+                 'jvm_options is superuser-only for a value on its allow-list too');
 SELECT throws_ok($$SET parallel_export_parquet.fault_injection = 'hang'$$, '42501', NULL,
                  'fault_injection is superuser-only');
 SELECT throws_ok($$SET parallel_export_parquet.starve_worker = 1$$, '42501', NULL,

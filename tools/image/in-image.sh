@@ -17,7 +17,7 @@
 #
 # The class cache, on this JDK 25 the AOT cache (tools/train-cache.sh;
 # hygiene.sh checks that it is the file installed): every worker's JVM logs
-# its class loading (-Xlog:class+load through
+# its class loading (-Xlog:class+load to the server log, through
 # parallel_export_parquet.jvm_options); the writer's classes must come from
 # the cache ("shared objects file"), and a control export with -Xshare:off
 # must show them coming from the jar, so the check can tell the two apart.
@@ -51,16 +51,22 @@ sql() {
 }
 
 # export_logged LOGS TARGET WORKERS SOURCE JVM-OPTIONS: an export whose
-# workers' JVMs log their class loading into LOGS, one file per JVM.
+# workers' JVMs log their class loading into LOGS, one file per JVM. They log
+# to stdout, which is the server log's (jvm_options may write no file), each
+# line with the JVM's PID, and the lines are split from the server log here.
 export_logged() {
+	local from
 	mkdir -p "$1"
+	from=$(stat -c %s "$work/server.log")
 	sql <<-EOF
 		LOAD 'parallel_export_parquet';
 		SELECT set_config('parallel_export_parquet.jvm_options',
-			current_setting('parallel_export_parquet.jvm_options') || ' $5 -Xlog:class+load=info:file=$1/%p.log',
+			current_setting('parallel_export_parquet.jvm_options') || ' $5 -Xlog:class+load=info:stdout:pid',
 			false) \gset
 		SELECT parallel_export_parquet('$4', '$2', $3);
 	EOF
+	tail -c +"$((from + 1))" "$work/server.log" |
+		awk -v dir="$1" 'match($0, /^\[[0-9]+\] /) { print > (dir "/" substr($0, 2, RLENGTH - 3) ".log") }'
 }
 
 # from_archive LOG / from_elsewhere LOG: the writer's classes a JVM loaded

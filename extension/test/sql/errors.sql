@@ -50,7 +50,7 @@ SELECT parallel_export_parquet('errors_t_id', :'base' || '_x', 1);
 SET parallel_export_parquet.libjvm_path = '/nonexistent-pep-regress/libjvm.so';
 SELECT parallel_export_parquet('errors_t', :'base' || '_jvm', 1);
 RESET parallel_export_parquet.libjvm_path;
-SELECT set_config('parallel_export_parquet.jvm_options', '-Dpep.pad=' || repeat('x', 2100), false)
+SELECT set_config('parallel_export_parquet.jvm_options', '-Xmx' || repeat('0', 2100) || '512m', false)
        IS NOT NULL AS set;
 SELECT parallel_export_parquet('errors_t', :'base' || '_jvm', 1);
 RESET parallel_export_parquet.jvm_options;
