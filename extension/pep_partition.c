@@ -194,17 +194,20 @@ pep_escape(StringInfo buf, const char *s)
 }
 
 /*
- * s, text in the database encoding, in UTF-8; what names the column in
- * the error.
+ * s, text in the database encoding, in UTF-8: a value of column, or with
+ * column NULL the name of a column.  The error leaves a name that is not
+ * UTF-8 out: a client's encoding could not take it.
  */
 static char *
-pep_partition_utf8(const char *s, const char *column, const char *what)
+pep_partition_utf8(const char *s, const char *column)
 {
 	if (GetDatabaseEncoding() == PG_SQL_ASCII &&
 		!pg_verify_mbstr(PG_UTF8, s, strlen(s), true))
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
-				 errmsg("%s of partition column \"%s\" is not valid UTF-8", what, column),
+				 column ?
+				 errmsg("a value of partition column \"%s\" is not valid UTF-8", column) :
+				 errmsg("the name of a partition column is not valid UTF-8"),
 				 errdetail("The database encoding is SQL_ASCII, which does not check text; folder names and object keys are UTF-8."),
 				 errhint("Store the text as UTF-8, or partition by another column.")));
 	return pg_server_to_any(s, strlen(s), PG_UTF8);
@@ -225,7 +228,7 @@ pep_partition_level_init(PEPPartitionLevel *level, const PEPColumn *column)
 
 	level->column = column;
 	initStringInfo(&prefix);
-	pep_escape(&prefix, pep_partition_utf8(column->name, column->name, "the name"));
+	pep_escape(&prefix, pep_partition_utf8(column->name, NULL));
 	appendStringInfoChar(&prefix, '=');
 	level->prefix = prefix.data;
 	getTypeOutputInfo(column->typid, &outfn, &varlena);
@@ -309,7 +312,7 @@ pep_partition_append(StringInfo path, const PEPPartitionLevel *level, Datum valu
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("partition column \"%s\" holds the value \"%s\"", name, PEP_NULL_PARTITION),
 					 errdetail("Readers of Hive layouts take a folder of that name for NULL.")));
-		pep_escape(path, pep_partition_utf8(text, name, "a value"));
+		pep_escape(path, pep_partition_utf8(text, name));
 		pfree(text);
 	}
 	if (path->len - start > PEP_SEGMENT_MAX)
