@@ -13,6 +13,13 @@
  * and Trino read the tree as a partitioned table (DESIGN.md, "Hive-partitioned
  * output").
  *
+ * Folder names are UTF-8 whatever the database encoding (DESIGN.md, "Names
+ * are UTF-8"): the column name and the value's text are converted here,
+ * once, before they are escaped, and every later user of the path (mkdirat,
+ * an object key, the ledger) takes those bytes as they are.  In a SQL_ASCII
+ * database, where nothing checked the text, bytes that are not UTF-8 are an
+ * error before any folder is made.
+ *
  * Text forms do not depend on DateStyle, TimeZone or the locale: dates and
  * timestamps are ISO, a timestamp with time zone is the instant in UTC
  * with a "Z", booleans are true and false.  Every other allowed type uses
@@ -27,6 +34,7 @@
 
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -185,6 +193,32 @@ pep_escape(StringInfo buf, const char *s)
 	}
 }
 
+/*
+ * s, text in the database encoding, in UTF-8: a value of column, or with
+ * column NULL the name of a column.  The error leaves a name that is not
+ * UTF-8 out: a client's encoding could not take it.
+ */
+static char *
+pep_partition_utf8(const char *s, const char *column)
+{
+	if (GetDatabaseEncoding() == PG_SQL_ASCII &&
+		!pg_verify_mbstr(PG_UTF8, s, strlen(s), true))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 column ?
+				 errmsg("a value of partition column \"%s\" is not valid UTF-8", column) :
+				 errmsg("the name of a partition column is not valid UTF-8"),
+				 errdetail("The database encoding is SQL_ASCII, which does not check text; folder names and object keys are UTF-8."),
+				 errhint("Store the text as UTF-8, or partition by another column.")));
+	return pg_server_to_any(s, strlen(s), PG_UTF8);
+}
+
+char *
+pep_name_for_message(const char *utf8)
+{
+	return pg_any_to_server(utf8, strlen(utf8), PG_UTF8);
+}
+
 void
 pep_partition_level_init(PEPPartitionLevel *level, const PEPColumn *column)
 {
@@ -194,7 +228,7 @@ pep_partition_level_init(PEPPartitionLevel *level, const PEPColumn *column)
 
 	level->column = column;
 	initStringInfo(&prefix);
-	pep_escape(&prefix, column->name);
+	pep_escape(&prefix, pep_partition_utf8(column->name, NULL));
 	appendStringInfoChar(&prefix, '=');
 	level->prefix = prefix.data;
 	getTypeOutputInfo(column->typid, &outfn, &varlena);
@@ -278,7 +312,7 @@ pep_partition_append(StringInfo path, const PEPPartitionLevel *level, Datum valu
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("partition column \"%s\" holds the value \"%s\"", name, PEP_NULL_PARTITION),
 					 errdetail("Readers of Hive layouts take a folder of that name for NULL.")));
-		pep_escape(path, text);
+		pep_escape(path, pep_partition_utf8(text, name));
 		pfree(text);
 	}
 	if (path->len - start > PEP_SEGMENT_MAX)

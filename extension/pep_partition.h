@@ -23,13 +23,15 @@
 typedef struct PEPPartitionLevel
 {
 	const PEPColumn *column;	/* the source column */
-	char	   *prefix;			/* "name=" with the name escaped */
+	char	   *prefix;			/* "name=" with the name in UTF-8, escaped */
 	FmgrInfo	outfn;			/* the type's output function */
 } PEPPartitionLevel;
 
 extern int	pep_partition_resolve(const PEPSource *src, const PEPOptions *opts, int *columns);
 extern PEPColumn *pep_partition_file_columns(const PEPColumn *columns, int ncolumns,
 											 const int *partition, int n, int *nfile);
+/* A UTF-8 name the export writes, in the database encoding for a message. */
+extern char *pep_name_for_message(const char *utf8);
 extern void pep_partition_level_init(PEPPartitionLevel *level, const PEPColumn *column);
 extern void pep_partition_append(StringInfo path, const PEPPartitionLevel *level,
 								 Datum value, bool isnull);

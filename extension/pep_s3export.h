@@ -46,7 +46,7 @@ typedef struct PEPS3Shared
 {
 	/* Fixed at setup. */
 	char		bucket[64];		/* the target's bucket */
-	char		prefix[1024];	/* its key prefix, "" or ending in '/' */
+	char		prefix[1024];	/* its key prefix in UTF-8, "" or ending in '/' */
 	char		url[1100];		/* s3://bucket/prefix/, for messages */
 	char		export_id[PEP_S3_EXPORT_ID_LEN + 1];	/* in every part name */
 	bool		overwrite;		/* a previous export of ours may be replaced */

@@ -47,6 +47,7 @@
 #include "access/xlog.h"
 #include "common/cryptohash.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "utils/builtins.h"
@@ -321,11 +322,13 @@ pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target)
 		strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		elog(ERROR, "could not format the current time");
 
+	/* Names in the record are UTF-8, like every line a worker appends. */
 	initStringInfo(&line);
-	appendStringInfo(&line, "%s\t%s\t%s\t", PEP_S3_RECORD(EXPORT), started, target->url);
-	pep_s3ledger_escape(&line, target->server);
+	appendStringInfo(&line, "%s\t%s\t%s\t", PEP_S3_RECORD(EXPORT), started,
+					 pg_server_to_any(target->url, strlen(target->url), PG_UTF8));
+	pep_s3ledger_escape(&line, pg_server_to_any(target->server, strlen(target->server), PG_UTF8));
 	pep_s3ledger_owner(ledger, owner);
-	appendStringInfo(&line, "\n%s %s\n", PEP_S3_RECORD(OWNER), owner);
+	appendStringInfo(&line, "\t%s\n%s %s\n", PEP_S3_RECORD(UTF8), PEP_S3_RECORD(OWNER), owner);
 
 	if (ftruncate(ledger->fd, 0) != 0)
 		ereport(ERROR,
@@ -344,6 +347,24 @@ pep_s3ledger_append(PEPS3Ledger *ledger, const char *line)
 	Assert(strpbrk(line, "\r\n") == NULL);
 	pep_s3ledger_write(ledger, whole, strlen(whole));
 	pfree(whole);
+}
+
+/*
+ * Before names were UTF-8 (version 1.1), the first line held the target in
+ * the database encoding; gettext's names for the encodings are Java's too.
+ * A SQL_ASCII database's targets were checked to be UTF-8.
+ */
+const char *
+pep_s3ledger_old_charset(void)
+{
+	int			encoding = GetDatabaseEncoding();
+
+	if (encoding == PG_SQL_ASCII)
+		return "UTF-8";
+	for (int i = 0; pg_enc2gettext_tbl[i].name != NULL; i++)
+		if (pg_enc2gettext_tbl[i].encoding == encoding)
+			return pg_enc2gettext_tbl[i].name;
+	return GetDatabaseEncodingName();
 }
 
 const char *

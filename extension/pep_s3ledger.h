@@ -19,7 +19,7 @@
  * The record is text, one line per step, each fsynced before the step it
  * records.  The caller writes the first two lines, in one write,
  *
- *		export<TAB>STARTED<TAB>URL<TAB>SERVER
+ *		export<TAB>STARTED<TAB>URL<TAB>SERVER<TAB>utf8
  *		owner SYSTEMID/INODE/BIRTH
  *
  * (STARTED in UTC, "YYYY-MM-DDTHH:MM:SSZ"; URL the target as messages show
@@ -27,7 +27,10 @@
  * backslash, tab, carriage return and newline written as \\ \t \r \n; never
  * a secret; the owner line names who wrote the record: the cluster's system
  * identifier, and the ledger file's inode number and birth time in seconds,
- * 0 where the file system keeps none), and later "committed".  Workers
+ * 0 where the file system keeps none), and later "committed".  The whole
+ * record is UTF-8, which the last field of the first line says: a record
+ * written before (version 1.1) has four fields and URL and SERVER in the
+ * database encoding, and is still read (pep_s3ledger_old_charset).  Workers
  * append, through the file's path, "key K", "upload K ID", "complete K",
  * "previous MANIFEST", "success EXPORTID" and "superseded K"
  * (org.parallelexport.parquet.s3.S3Ledger, which also reads a record back).
@@ -94,6 +97,12 @@ extern void pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target);
  * before returning, so the step it records may follow.  ERROR on failure.
  */
 extern void pep_s3ledger_append(PEPS3Ledger *ledger, const char *line);
+
+/*
+ * The Java name of the charset a record without the "utf8" field was
+ * written in: the database encoding's.
+ */
+extern const char *pep_s3ledger_old_charset(void);
 
 /* The file's absolute path: workers open it by this path to append. */
 extern const char *pep_s3ledger_path(const PEPS3Ledger *ledger);

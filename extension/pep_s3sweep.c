@@ -76,7 +76,7 @@ pep_sweep_error_context(void *arg)
  */
 static PEPJavaMethod pep_sweep_open_m =
 	PEP_JAVA_STATIC(PEP_SWEEP_CLASS, "open",
-					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L" PEP_SWEEP_CLASS ";");
+					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L" PEP_SWEEP_CLASS ";");
 static PEPJavaMethod pep_sweep_step_m = PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "step", "()Z");
 static PEPJavaMethod pep_sweep_uploads_aborted_m =
 	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "uploadsAborted", "()I");
@@ -87,10 +87,10 @@ static PEPJavaMethod pep_sweep_inject_fault_m =
 	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "injectFault", "(" PEP_JSTRING ")V");
 
 static jobject
-pep_sweep_java_open(jstring settings, jstring ledger_path, jstring url)
+pep_sweep_java_open(jstring settings, jstring ledger_path, jstring url, jstring old_charset)
 {
 	return pep_jni_call_object(&pep_sweep_open_m, NULL, "could not read the dead export's record",
-							   settings, ledger_path, url);
+							   settings, ledger_path, url, old_charset);
 }
 
 static bool
@@ -149,7 +149,8 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	pep_jvm_start(&shared->jvm);
 	jsettings = pep_jvm_string(shared->settings);
 	sweep = pep_jni_global(pep_sweep_java_open(jsettings, pep_jvm_string(shared->ledger_path),
-											   pep_jvm_string(shared->url)));
+											   pep_jvm_string(shared->url),
+											   pep_jvm_string(pep_s3ledger_old_charset())));
 	pep_jni_delete_local(jsettings);
 	/* A test's _SUCCESS that cannot be taken back (pep_fault.c). */
 	pep_fault_parse(&fault);

@@ -172,10 +172,18 @@ pep_s3_parse(PEPS3Target *t, const char *directory)
 	char	   *utf8;
 	size_t		len;
 
-	/* The text is valid in the database encoding; SQL_ASCII checks nothing. */
+	/*
+	 * The text is valid in the database encoding; SQL_ASCII checks nothing.
+	 * The message leaves such a target out: a client's encoding could not
+	 * take it.
+	 */
 	if (GetDatabaseEncoding() == PG_SQL_ASCII &&
 		!pg_verify_mbstr(PG_UTF8, directory, strlen(directory), true))
-		pep_s3_invalid(directory, "The target is not valid UTF-8.", "Give the target as valid UTF-8 text.");
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("object storage target is not valid UTF-8"),
+				 errdetail("The database encoding is SQL_ASCII, which does not check text; object keys are UTF-8."),
+				 errhint("Give the target as valid UTF-8 text.")));
 
 	if (bucket_len >= sizeof(t->bucket))
 		pep_s3_invalid(directory, "A bucket name is 3 to 63 characters long.", NULL);

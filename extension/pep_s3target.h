@@ -23,8 +23,10 @@
 typedef struct PEPS3Target
 {
 	char		bucket[64];		/* validated bucket name */
-	char		prefix[1024];	/* key prefix, normalised to end in '/' (or "" for the bucket root) */
-	char		url[1100];		/* "s3://bucket/prefix/", the only form messages show */
+	char		prefix[1024];	/* key prefix in UTF-8, normalised to end in '/'
+								 * (or "" for the bucket root) */
+	char		url[1100];		/* "s3://bucket/prefix/", the only form messages show;
+								 * in the database encoding */
 	char		server[NAMEDATALEN];	/* foreign server name, "" for the SDK's chain */
 	char		endpoint[512];	/* endpoint for display and for the ledger hash; "" = SDK default */
 	char	   *settings;		/* palloc'd S3Settings "key=value" lines; holds the secret:

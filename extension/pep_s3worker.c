@@ -44,7 +44,9 @@
 #include "pep_extension.h"
 #include "pep_jni.h"
 #include "pep_output.h"
+#include "pep_partition.h"
 #include "pep_s3export.h"
+#include "pep_s3ledger.h"
 #include "pep_sink.h"
 
 #define PEP_S3_EXPORT_CLASS	"org/parallelexport/parquet/s3/S3Export"
@@ -68,7 +70,7 @@ static bool pep_s3w_committed = false;
  */
 static PEPJavaMethod pep_s3w_open_m =
 	PEP_JAVA_STATIC(PEP_S3_EXPORT_CLASS, "open",
-					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L"
+					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L"
 					PEP_S3_EXPORT_CLASS ";");
 static PEPJavaMethod pep_s3w_attach_m =
 	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "attach", "(" PEP_BATCH_SINK ")V");
@@ -94,10 +96,10 @@ static PEPJavaMethod pep_s3w_undo_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "undo
 
 static jobject
 pep_s3w_java_open(jstring settings, jstring bucket, jstring prefix, jstring export_id,
-				  jstring ledger_path, const char *what)
+				  jstring ledger_path, jstring old_charset, const char *what)
 {
 	return pep_jni_call_object(&pep_s3w_open_m, NULL, what, settings, bucket, prefix, export_id,
-							   ledger_path);
+							   ledger_path, old_charset);
 }
 
 static void
@@ -208,8 +210,9 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 
 	settings = pep_jvm_string(s3->settings);
 	sw->export = pep_jni_global(
-		pep_s3w_java_open(settings, pep_jvm_string(s3->bucket), pep_jvm_string(s3->prefix),
+		pep_s3w_java_open(settings, pep_jvm_string(s3->bucket), pep_jvm_string_utf8(s3->prefix),
 						  pep_jvm_string(s3->export_id), pep_jvm_string(s3->ledger_path),
+						  pep_jvm_string(pep_s3ledger_old_charset()),
 						  psprintf("could not set up the object-store client for \"%s\"", s3->url)));
 	pep_jni_delete_local(settings);
 
@@ -313,7 +316,8 @@ pep_s3w_key(const PEPLedger *ledger, int entry)
  * Name the part of a fresh ledger entry part-NNNNN-EXPORTID.parquet, so
  * that it cannot collide with the export it may replace; the entry is this
  * worker's.  key is what the sink is given (the name under the prefix,
- * below its partition folders), display what messages show.  A partition
+ * below its partition folders, UTF-8 as the folders' names are), display
+ * what messages show.  A partition
  * path can make the key longer than S3 allows: that is an error naming it.
  */
 void
@@ -324,8 +328,8 @@ pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, cha
 
 	snprintf(name, PEP_LEDGER_NAME_LEN, "part-%05d-%s.parquet", entry, sw->s3->export_id);
 	*key = pep_s3w_key(ledger, entry);
-	*display = psprintf("%s%s", sw->s3->url, *key);
-	bytes = strlen(sw->s3->prefix) + strlen(pg_server_to_any(*key, strlen(*key), PG_UTF8));
+	*display = psprintf("%s%s", sw->s3->url, pep_name_for_message(*key));
+	bytes = strlen(sw->s3->prefix) + strlen(*key);
 	if (bytes > PEP_S3_MAX_KEY_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_NAME_TOO_LONG),
@@ -417,7 +421,7 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 			nparts++;
 		}
 
-	jnames = pep_jni_string_array(names, nparts);
+	jnames = pep_jni_utf8_array(names, nparts);
 	jrows = pep_jni_long_array(rows, nparts);
 	jbytes = pep_jni_long_array(bytes, nparts);
 	jextension = pep_jvm_string(PEP_VERSION);

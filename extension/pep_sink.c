@@ -215,7 +215,7 @@ pep_sink_create(PEPBatch *batch, const char *options)
 void
 pep_sink_open_part(PEPSink *sink, const char *path, const char *display)
 {
-	jstring		jpath = pep_jvm_string(path);
+	jstring		jpath = pep_jvm_string_utf8(path);
 
 	if (sink->write_msg)
 		pfree(sink->write_msg);

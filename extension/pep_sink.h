@@ -18,6 +18,10 @@
 typedef struct PEPSink PEPSink;
 
 extern PEPSink *pep_sink_create(PEPBatch *batch, const char *options);
+/*
+ * path is UTF-8 (a part's name under its folders, or an object key, both
+ * made UTF-8 where they are made); display is in the database encoding.
+ */
 extern void pep_sink_open_part(PEPSink *sink, const char *path, const char *display);
 extern void pep_sink_write_batch(PEPSink *sink, PEPBatch *batch);
 extern void pep_sink_fail_next_batch(PEPSink *sink);

@@ -240,13 +240,14 @@ pep_worker_open_part(PEPWorker *w)
 		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
 	else if (w->leaf != NULL)
 	{
-		display_path = psprintf("%s/%s/%s", w->shared->staging, w->leaf->path, name);
+		display_path = psprintf("%s/%s/%s", w->shared->staging,
+								pep_name_for_message(w->leaf->path), name);
 		fd = pep_ledger_open_folder(w->staging_fd, w->ledger, folder);
 		if (fd < 0)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not open directory \"%s/%s\": %m",
-							w->shared->staging, w->leaf->path)));
+							w->shared->staging, pep_name_for_message(w->leaf->path))));
 	}
 	else
 		display_path = psprintf("%s/%s", w->shared->staging, name);

@@ -257,8 +257,9 @@ pep_jni_long_array(const int64 *values, int n)
 	return arr;
 }
 
-jobjectArray
-pep_jni_string_array(const char *const *values, int n)
+/* A String[] of values, each made a Java string by make. */
+static jobjectArray
+pep_jni_array_of(const char *const *values, int n, jstring (*make) (const char *))
 {
 	static jclass string_class = NULL;
 	JNIEnv	   *env = pep_jvm_env();
@@ -272,7 +273,7 @@ pep_jni_string_array(const char *const *values, int n)
 	pep_jni_allocated(&saved, arr);
 	for (int i = 0; i < n; i++)
 	{
-		jstring		s = pep_jvm_string(values[i]);
+		jstring		s = make(values[i]);
 
 		pep_jvm_call_begin(&saved);
 		(*env)->SetObjectArrayElement(env, arr, i, s);
@@ -280,6 +281,18 @@ pep_jni_string_array(const char *const *values, int n)
 		(*env)->DeleteLocalRef(env, s);
 	}
 	return arr;
+}
+
+jobjectArray
+pep_jni_string_array(const char *const *values, int n)
+{
+	return pep_jni_array_of(values, n, pep_jvm_string);
+}
+
+jobjectArray
+pep_jni_utf8_array(const char *const *values, int n)
+{
+	return pep_jni_array_of(values, n, pep_jvm_string_utf8);
 }
 
 jobject

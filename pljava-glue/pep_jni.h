@@ -89,10 +89,19 @@ extern void pep_jni_delete_global(jobject global);
 extern jintArray pep_jni_int_array(const int *values, int n);
 extern jlongArray pep_jni_long_array(const int64 *values, int n);
 extern jobjectArray pep_jni_string_array(const char *const *values, int n);
+extern jobjectArray pep_jni_utf8_array(const char *const *values, int n);
 extern jobject pep_jni_direct_buffer(void *address, Size size);
 
-/* A Java string from a server-encoded C string, and back (NULL for null; deletes s). */
+/*
+ * A Java string from a server-encoded C string, and back (NULL for null;
+ * deletes s).  Text is converted to or from UTF-8 here and nowhere else,
+ * except for the names the extension writes (object keys, partition
+ * folders, ledger records), which are made UTF-8 once where they are made
+ * and cross with pep_jvm_string_utf8 and pep_jni_utf8_array, unconverted
+ * (DESIGN.md, "Names are UTF-8").
+ */
 extern jstring pep_jvm_string(const char *s);
+extern jstring pep_jvm_string_utf8(const char *utf8);
 extern char *pep_jni_cstring(jstring s);
 
 #endif							/* PEP_JNI_H */

@@ -658,12 +658,11 @@ pep_jvm_call_end_noerror(sigset_t *saved)
 	return true;
 }
 
-jstring
-pep_jvm_string(const char *s)
+/* A Java string from len bytes of valid UTF-8. */
+static jstring
+pep_jvm_string_bytes(const char *utf8, jsize len)
 {
 	JNIEnv	   *env = pep_env;
-	char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
-	jsize		len = (jsize) strlen(utf8);
 	jbyteArray	bytes;
 	jstring		charset;
 	jstring		result;
@@ -679,4 +678,31 @@ pep_jvm_string(const char *s)
 	(*env)->DeleteLocalRef(env, bytes);
 	(*env)->DeleteLocalRef(env, charset);
 	return result;
+}
+
+/*
+ * Text in the database encoding is converted to UTF-8 here, once; in a
+ * SQL_ASCII database, where nothing checked it, pg_server_to_any refuses
+ * bytes that are not UTF-8.
+ */
+jstring
+pep_jvm_string(const char *s)
+{
+	char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
+
+	return pep_jvm_string_bytes(utf8, (jsize) strlen(utf8));
+}
+
+/*
+ * A name made UTF-8 where it was made (an object key, a partition path):
+ * converting it again would encode it twice, so it is only checked.
+ */
+jstring
+pep_jvm_string_utf8(const char *utf8)
+{
+	size_t		len = strlen(utf8);
+
+	if (!pg_verify_mbstr(PG_UTF8, utf8, len, true))
+		elog(ERROR, "a name handed to the java virtual machine is not valid UTF-8");
+	return pep_jvm_string_bytes(utf8, (jsize) len);
 }

@@ -1,6 +1,6 @@
 /*
  * S3Forge: makes what a killed object-store export leaves, for the sweep harness
- * (regress/t_s3_sweep.sh), through the extension's own S3 client against the test server; S3Look
+ * (regress/t_s3_sweep.sh, t_encoding.sh), through the extension's own S3 client against the test server; S3Look
  * shows the result.
  *
  *   java -cp JAR:DIR S3Forge dead BUCKET LEDGER PREFIX   a killed export under PREFIX

@@ -46,6 +46,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -88,6 +89,8 @@ public final class S3Export implements PartFile.Factory {
   private final S3Session session;
   private final S3Ledger ledger;
   private final Path ledgerPath;
+  // The charset of a dead record's first line if it predates UTF-8 records (S3Record).
+  private final Charset oldCharset;
   private S3Sweep sweep;
   private final String bucket;
   private final String prefix;
@@ -111,12 +114,14 @@ public final class S3Export implements PartFile.Factory {
       S3Session session,
       S3Ledger ledger,
       Path ledgerPath,
+      Charset oldCharset,
       String bucket,
       String prefix,
       String exportId) {
     this.session = session;
     this.ledger = ledger;
     this.ledgerPath = ledgerPath;
+    this.oldCharset = oldCharset;
     this.bucket = requireNonNull(bucket, "bucket is null");
     this.prefix = requireNonNull(prefix, "prefix is null");
     this.exportId = requireNonNull(exportId, "exportId is null");
@@ -125,16 +130,29 @@ public final class S3Export implements PartFile.Factory {
   /**
    * A worker's export: {@code settings} are S3Settings lines (they may hold a secret, which nothing
    * here prints), {@code prefix} is "" or ends in "/", {@code ledgerPath} the export's ledger file,
-   * which the leader created and locked.
+   * which the leader created and locked, {@code oldCharset} the charset of the first line of a dead
+   * record written before names were UTF-8 (S3Record).
    */
   public static S3Export open(
-      String settings, String bucket, String prefix, String exportId, String ledgerPath)
+      String settings,
+      String bucket,
+      String prefix,
+      String exportId,
+      String ledgerPath,
+      String oldCharset)
       throws IOException {
     Path path = Path.of(ledgerPath);
+    Charset charset = S3Ledger.oldCharset(oldCharset);
     S3Ledger ledger = S3Ledger.open(path);
     try {
       return new S3Export(
-          new S3Session(S3Settings.parse(settings)), ledger, path, bucket, prefix, exportId);
+          new S3Session(S3Settings.parse(settings)),
+          ledger,
+          path,
+          charset,
+          bucket,
+          prefix,
+          exportId);
     } catch (RuntimeException e) {
       ledger.close();
       throw e;
@@ -143,7 +161,7 @@ public final class S3Export implements PartFile.Factory {
 
   /** Worker 0, first, when the ledger file held a dead export's record: plans its sweep. */
   public void startSweep() throws IOException {
-    sweep = new S3Sweep(S3Ledger.read(ledgerPath), session);
+    sweep = new S3Sweep(S3Ledger.read(ledgerPath, oldCharset), session);
   }
 
   /** Takes one step of the sweep; false once it is done. */

@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -59,9 +60,29 @@ public final class S3Ledger implements Closeable {
 
   /** Reads and parses the record at {@code path}, which must not be a link. */
   public static S3Record read(Path path) throws IOException {
+    return read(path, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Reads and parses the record at {@code path}, which must not be a link; a record written before
+   * names were UTF-8 has its first line in {@code oldCharset} (S3Record).
+   */
+  public static S3Record read(Path path, Charset oldCharset) throws IOException {
     regularFile(path);
     try (InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS)) {
-      return S3Record.parse(in.readAllBytes(), path.toString());
+      return S3Record.parse(in.readAllBytes(), path.toString(), oldCharset);
+    }
+  }
+
+  /**
+   * The charset named {@code name} (the database encoding, from C), for the first line of a record
+   * written before names were UTF-8.
+   */
+  public static Charset oldCharset(String name) throws IOException {
+    try {
+      return Charset.forName(name);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("the database encoding \"" + name + "\" has no Java charset", e);
     }
   }
 

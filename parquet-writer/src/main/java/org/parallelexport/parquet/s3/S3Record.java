@@ -9,17 +9,27 @@
  * it would have recorded was never taken (a lost "upload K ID" leaves "key K", which the sweep
  * resolves by listing the uploads of exactly that key). The "owner" line is the caller's to check
  * (extension/pep_s3ledger.c): a record of another server is never read here.
+ *
+ * A record is UTF-8, and its first line ends in a "utf8" field that says so. A record written
+ * before (version 1.1) has no such field, and its first line holds the target in the database
+ * encoding (the caller names that charset) while the steps are UTF-8; that export used as its key
+ * prefix the target's UTF-8 bytes read once more as the database encoding (it converted the prefix
+ * twice), so its keys are checked against that prefix, and its _SUCCESS is there.
  */
 package org.parallelexport.parquet.s3;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -135,34 +145,71 @@ public final class S3Record {
     return Set.copyOf(superseded);
   }
 
-  /** Parses a ledger file's bytes; {@code where} names it in errors. */
+  /** Parses a ledger file's bytes, a record in UTF-8; {@code where} names it in errors. */
   public static S3Record parse(byte[] bytes, String where) throws IOException {
-    String text;
-    try {
-      text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(bytes))
-              .toString();
-    } catch (CharacterCodingException e) {
-      throw corrupt(where, "it is not valid UTF-8");
+    return parse(bytes, where, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Parses a ledger file's bytes; {@code oldCharset} is the database encoding, which the first line
+   * of a record without the "utf8" field is in; {@code where} names the file in errors.
+   */
+  public static S3Record parse(byte[] bytes, String where, Charset oldCharset) throws IOException {
+    int newline = 0;
+    while (newline < bytes.length && bytes[newline] != '\n') {
+      newline++;
     }
+    if (newline == bytes.length) {
+      throw corrupt(where, "it has no complete first line");
+    }
+    // A tab byte is a tab in UTF-8 and in every server encoding: the fields can be told apart
+    // before the line is decoded. An old first line has four fields (its server may be "utf8").
+    byte[] head = Arrays.copyOf(bytes, newline);
+    byte[] marker = ("\t" + S3RecordWords.UTF8).getBytes(StandardCharsets.US_ASCII);
+    int tabs = 0;
+    for (byte b : head) {
+      tabs += b == '\t' ? 1 : 0;
+    }
+    boolean utf8 =
+        tabs == 4
+            && head.length >= marker.length
+            && Arrays.equals(
+                head, head.length - marker.length, head.length, marker, 0, marker.length);
+    String firstLine;
+    if (utf8) {
+      firstLine = decode(Arrays.copyOf(head, head.length - marker.length), UTF_8, where);
+    } else {
+      firstLine = decode(head, oldCharset, where);
+    }
+    String text = decode(Arrays.copyOfRange(bytes, newline + 1, bytes.length), UTF_8, where);
     List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
     // The piece after the last newline is "" for a whole file, or a line whose write did not end.
     lines.remove(lines.size() - 1);
-    if (lines.isEmpty()) {
-      throw corrupt(where, "it has no complete first line");
-    }
-    S3Record record = first(lines.get(0), where);
-    for (String line : lines.subList(1, lines.size())) {
+    S3Record record = first(firstLine, where, utf8 ? UTF_8 : oldCharset);
+    for (String line : lines) {
       record.step(line, where);
     }
     return record;
   }
 
-  private static S3Record first(String line, String where) throws IOException {
+  private static String decode(byte[] bytes, Charset charset, String where) throws IOException {
+    try {
+      return charset
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw corrupt(where, "it is not valid " + charset.name());
+    }
+  }
+
+  /**
+   * The first line; {@code charset} the one it was written in: the key prefix of an old record (see
+   * the class comment) is its target's prefix encoded in UTF-8 and decoded in that charset.
+   */
+  private static S3Record first(String line, String where, Charset charset) throws IOException {
     String[] fields = line.split("\t", -1);
     if (fields.length != 4 || !fields[0].equals(S3RecordWords.EXPORT)) {
       throw corrupt(where, "its first line is not \"export<TAB>STARTED<TAB>URL<TAB>SERVER\"");
@@ -181,6 +228,9 @@ public final class S3Record {
     String prefix = url.substring(slash + 1);
     if (!prefix.isEmpty() && !prefix.endsWith("/")) {
       throw corrupt(where, "its target \"" + url + "\" does not end in \"/\"");
+    }
+    if (!charset.equals(UTF_8)) {
+      prefix = new String(prefix.getBytes(UTF_8), charset);
     }
     return new S3Record(
         url, url.substring("s3://".length(), slash), prefix, unescape(fields[3], where), started);

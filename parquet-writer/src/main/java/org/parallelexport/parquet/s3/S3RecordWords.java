@@ -11,6 +11,10 @@ package org.parallelexport.parquet.s3;
 
 final class S3RecordWords {
   static final String EXPORT = "export";
+
+  /** The last field of the first line: the whole record is UTF-8 (extension/pep_s3ledger.h). */
+  static final String UTF8 = "utf8";
+
   static final String OWNER = "owner";
   static final String KEY = "key";
   static final String UPLOAD = "upload";

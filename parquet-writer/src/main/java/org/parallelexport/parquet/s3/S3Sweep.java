@@ -58,11 +58,13 @@ public final class S3Sweep implements AutoCloseable {
   }
 
   /**
-   * The sweep function's entry: reads the ledger file at {@code ledgerPath}, checks that it is the
-   * record of {@code url}, and opens a session with {@code settings} that close() closes.
+   * The sweep function's entry: reads the ledger file at {@code ledgerPath} (a record from before
+   * names were UTF-8 has its first line in the charset named {@code oldCharset}), checks that it is
+   * the record of {@code url}, and opens a session with {@code settings} that close() closes.
    */
-  public static S3Sweep open(String settings, String ledgerPath, String url) throws IOException {
-    S3Record record = S3Ledger.read(Path.of(ledgerPath));
+  public static S3Sweep open(String settings, String ledgerPath, String url, String oldCharset)
+      throws IOException {
+    S3Record record = S3Ledger.read(Path.of(ledgerPath), S3Ledger.oldCharset(oldCharset));
     if (!record.url().equals(url)) {
       throw new IOException(
           "ledger file \"" + ledgerPath + "\" is the record of " + record.url() + ", not " + url);

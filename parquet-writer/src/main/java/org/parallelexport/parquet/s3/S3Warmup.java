@@ -91,7 +91,8 @@ public final class S3Warmup {
   /** One worker's way through an export with these settings, ending in its exit path. */
   private static void export(BatchSink sink, int rows, Path ledger, String settings)
       throws IOException {
-    S3Export export = S3Export.open(settings, BUCKET, PREFIX, EXPORT_ID, ledger.toString());
+    S3Export export =
+        S3Export.open(settings, BUCKET, PREFIX, EXPORT_ID, ledger.toString(), "UTF-8");
     export.startChecks();
     export.probe();
     export.firstKey();

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,6 +91,48 @@ class S3LedgerTest {
     assertFalse(record.success());
     assertNull(record.previousManifest());
     assertFalse(record.committed());
+  }
+
+  @Test
+  void aUtf8RecordSaysSo() throws IOException {
+    Path path =
+        ledgerFile("export\t2026-12-01T05:30:00Z\ts3://lake/café/\tsrv\tutf8\nowner 7/8/9\n");
+    Files.writeString(
+        path, "key café/p.parquet\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    S3Record record = S3Ledger.read(path, StandardCharsets.ISO_8859_1);
+    assertEquals("s3://lake/café/", record.url());
+    assertEquals("café/", record.prefix());
+    assertEquals("srv", record.server());
+    assertEquals(Set.of("café/p.parquet"), record.keys());
+  }
+
+  @Test
+  void anOldRecordIsReadInTheDatabaseEncoding() throws IOException {
+    // Version 1.1 in a LATIN1 database: the first line in LATIN1, keys under the prefix it
+    // converted to UTF-8 twice, written by the workers in UTF-8.
+    Path path = dir.resolve("old.ledger");
+    Files.write(
+        path,
+        "export\t2026-12-01T05:30:00Z\ts3://lake/café/\tutf8\nowner 7/8/9\n"
+            .getBytes(StandardCharsets.ISO_8859_1));
+    Files.writeString(
+        path, "key cafÃ©/p.parquet\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    S3Record record = S3Ledger.read(path, StandardCharsets.ISO_8859_1);
+    assertEquals("s3://lake/café/", record.url());
+    assertEquals("cafÃ©/", record.prefix());
+    assertEquals("cafÃ©/_SUCCESS", record.successKey());
+    assertEquals("utf8", record.server(), "a server named utf8, not the marker");
+    assertEquals(Set.of("cafÃ©/p.parquet"), record.keys());
+
+    Files.writeString(
+        path, "key café/p.parquet\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    assertThrows(
+        IOException.class,
+        () -> S3Ledger.read(path, StandardCharsets.ISO_8859_1),
+        "a key outside the prefix that export used");
+    IOException e =
+        assertThrows(IOException.class, () -> S3Ledger.read(path, StandardCharsets.UTF_8));
+    assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
   }
 
   @Test

@@ -227,11 +227,12 @@ class S3SweepIT {
     IOException other =
         assertThrows(
             IOException.class,
-            () -> S3Sweep.open(settings, scene.ledger.toString(), "s3://lake/elsewhere/"));
+            () -> S3Sweep.open(settings, scene.ledger.toString(), "s3://lake/elsewhere/", "UTF-8"));
     assertTrue(other.getMessage().contains("not s3://lake/elsewhere/"), other.getMessage());
     assertEquals(3, uploadKeys(scene.prefix).size(), "a refused record sweeps nothing");
 
-    try (S3Sweep sweep = S3Sweep.open(settings, scene.ledger.toString(), "s3://lake/opened/")) {
+    try (S3Sweep sweep =
+        S3Sweep.open(settings, scene.ledger.toString(), "s3://lake/opened/", "UTF-8")) {
       sweep.run();
       assertEquals(2, sweep.uploadsAborted());
     }
