@@ -6,10 +6,18 @@
  *
  * An object store has no rename and no directory to lock, so the local
  * protocol's flock-owned lock file (pep_output.c) moves into the data
- * directory: one file per target, named for the target's hash, which the
- * caller of an export holds locked for the export's whole life and into
+ * directory: one file per target, named for the hash of its bucket and
+ * prefix (never the endpoint, whose aliases cannot be told apart), which
+ * the caller of an export holds locked for the export's whole life and into
  * which every step is recorded before it is taken.  See pep_s3ledger.h for
  * the format and DESIGN.md, "The ledger file", for who writes what.
+ *
+ * What rename(2) onto a non-empty directory gives a local export, that no
+ * export runs inside another's prefix, an export gets from lock-manager
+ * locks taken beside the file's: share on every ancestor prefix, exclusive
+ * on its own, none waited for.  A dead record is swept only through the
+ * foreign server it names, and one version 1.1 left under the name it gave
+ * the file is moved onto the new name first.
  *
  * The same hostile-directory rules as the local protocol apply, although
  * the data directory is the server's own: the directory must be a real
@@ -374,6 +382,7 @@ pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 {
 	StringInfoData recorded;
 	StringInfoData mine;
+	const char *chain = "the AWS SDK's default chain";
 
 	initStringInfo(&recorded);
 	initStringInfo(&mine);
@@ -388,13 +397,15 @@ pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 	ledger->fd = -1;
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("the unfinished export into \"%s\" was made through another foreign server", ledger->url),
-			 errdetail("Ledger file \"%s\" records an export through %s%s%s, and this call names %s%s%s. Its uploads can be undone only through the endpoint that made them.",
+			 errmsg("the unfinished export into \"%s\" was made through another foreign server",
+					ledger->url),
+			 errdetail("Ledger file \"%s\" records an export through %s, and this call names %s. Its uploads can be undone only through the endpoint that made them.",
 					   ledger->path,
-					   recorded.len > 0 ? "server \"" : "", recorded.len > 0 ? recorded.data : "the AWS SDK's default chain", recorded.len > 0 ? "\"" : "",
-					   mine.len > 0 ? "server \"" : "", mine.len > 0 ? mine.data : "the AWS SDK's default chain", mine.len > 0 ? "\"" : ""),
+					   recorded.len > 0 ? psprintf("server \"%s\"", recorded.data) : chain,
+					   mine.len > 0 ? psprintf("server \"%s\"", mine.data) : chain),
 			 recorded.len > 0 ?
-			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => '%s') first.", ledger->url, recorded.data) :
+			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => '%s') first.",
+					 ledger->url, recorded.data) :
 			 errhint("Call parallel_export_parquet_sweep('%s') first.", ledger->url)));
 }
 
