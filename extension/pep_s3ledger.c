@@ -6,10 +6,18 @@
  *
  * An object store has no rename and no directory to lock, so the local
  * protocol's flock-owned lock file (pep_output.c) moves into the data
- * directory: one file per target, named for the target's hash, which the
- * caller of an export holds locked for the export's whole life and into
+ * directory: one file per target, named for the hash of its bucket and
+ * prefix (never the endpoint, whose aliases cannot be told apart), which
+ * the caller of an export holds locked for the export's whole life and into
  * which every step is recorded before it is taken.  See pep_s3ledger.h for
  * the format and DESIGN.md, "The ledger file", for who writes what.
+ *
+ * What rename(2) onto a non-empty directory gives a local export, that no
+ * export runs inside another's prefix, an export gets from lock-manager
+ * locks taken beside the file's: share on every ancestor prefix, exclusive
+ * on its own, none waited for.  A dead record is swept only through the
+ * foreign server it names, and one version 1.1 left under the name it gave
+ * the file is moved onto the new name first.
  *
  * The same hostile-directory rules as the local protocol apply, although
  * the data directory is the server's own: the directory must be a real
@@ -50,6 +58,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/lock.h"
 #include "utils/builtins.h"
 
 #include "pep_output.h"
@@ -60,29 +69,68 @@
 #define PEP_S3LEDGER_OWNER_LEN	64
 /* The record's first two lines are in its first so many bytes. */
 #define PEP_S3LEDGER_HEAD_LEN	4096
+/* The lock manager's field SQL's advisory locks set to 1 or 2 ("PE"). */
+#define PEP_S3LEDGER_LOCK_FIELD4	0x5045
+
+/* One lock of pep_s3ledger_lock_prefixes. */
+typedef struct PEPS3LedgerLock
+{
+	LOCKTAG		tag;			/* a prefix's tag (pep_s3ledger_tag) */
+	LOCKMODE	mode;			/* ShareLock for an ancestor, ExclusiveLock for the target */
+} PEPS3LedgerLock;
 
 /*
- * The file's name: hex SHA-256 of endpoint, bucket and prefix, each with its
- * terminating NUL, so that no two targets can run together into one input.
+ * SHA-256 of the strings, each with its terminating NUL, so that no two
+ * lists of strings can run together into one input.
  */
 static void
-pep_s3ledger_name(const PEPS3Target *target, char *name, size_t size)
+pep_s3ledger_digest(const PEPS3Target *target, const char *const *parts, int nparts,
+					uint8 *digest)
 {
 	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
-	uint8		digest[PEP_SHA256_LEN];
-	char		hex[PEP_SHA256_LEN * 2 + 1];
+	bool		failed = ctx == NULL || pg_cryptohash_init(ctx) < 0;
 
-	if (ctx == NULL ||
-		pg_cryptohash_init(ctx) < 0 ||
-		pg_cryptohash_update(ctx, (const uint8 *) target->endpoint, strlen(target->endpoint) + 1) < 0 ||
-		pg_cryptohash_update(ctx, (const uint8 *) target->bucket, strlen(target->bucket) + 1) < 0 ||
-		pg_cryptohash_update(ctx, (const uint8 *) target->prefix, strlen(target->prefix) + 1) < 0 ||
-		pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+	for (int i = 0; i < nparts && !failed; i++)
+		failed = pg_cryptohash_update(ctx, (const uint8 *) parts[i], strlen(parts[i]) + 1) < 0;
+	if (failed || pg_cryptohash_final(ctx, digest, PEP_SHA256_LEN) < 0)
 		elog(ERROR, "could not compute the SHA-256 of target \"%s\": %s",
 			 target->url, ctx == NULL ? "out of memory" : pg_cryptohash_error(ctx));
 	pg_cryptohash_free(ctx);
-	hex[hex_encode((const char *) digest, sizeof(digest), hex)] = '\0';
+}
+
+/* "HEX.ledger" for a digest. */
+static void
+pep_s3ledger_file_name(const uint8 *digest, char *name, size_t size)
+{
+	char		hex[PEP_SHA256_LEN * 2 + 1];
+
+	hex[hex_encode((const char *) digest, PEP_SHA256_LEN, hex)] = '\0';
 	snprintf(name, size, "%s.ledger", hex);
+}
+
+/*
+ * What identifies a target's objects is its bucket and prefix; the endpoint
+ * as written does not (DESIGN.md, "The ledger file"), so it is not hashed.
+ * The digest of a prefix names its ledger file and keys its lock in the lock
+ * manager.
+ */
+static void
+pep_s3ledger_key(const PEPS3Target *target, const char *prefix, uint8 *digest)
+{
+	const char *parts[] = {target->bucket, prefix};
+
+	pep_s3ledger_digest(target, parts, lengthof(parts), digest);
+}
+
+/* The name version 1.1 gave the file: the endpoint as written hashed too. */
+static void
+pep_s3ledger_old_name(const PEPS3Target *target, char *name, size_t size)
+{
+	const char *parts[] = {target->endpoint, target->bucket, target->prefix};
+	uint8		digest[PEP_SHA256_LEN];
+
+	pep_s3ledger_digest(target, parts, lengthof(parts), digest);
+	pep_s3ledger_file_name(digest, name, size);
 }
 
 /*
@@ -175,78 +223,371 @@ pep_s3ledger_check_owner(PEPS3Ledger *ledger)
 			 errhint("Sweep the target on the server that wrote the record. If that server is gone for good, remove the file and abort the uploads it lists by hand.")));
 }
 
+/* Append s with the characters that would break the line format escaped. */
+static void
+pep_s3ledger_escape(StringInfo buf, const char *s)
+{
+	for (; *s; s++)
+	{
+		switch (*s)
+		{
+			case '\\':
+				appendStringInfoString(buf, "\\\\");
+				break;
+			case '\t':
+				appendStringInfoString(buf, "\\t");
+				break;
+			case '\r':
+				appendStringInfoString(buf, "\\r");
+				break;
+			case '\n':
+				appendStringInfoString(buf, "\\n");
+				break;
+			default:
+				appendStringInfoChar(buf, *s);
+				break;
+		}
+	}
+}
+
+/*
+ * The lock manager's tag of a prefix of the target's bucket: server-wide
+ * (database 0, as the ledger directory is), keyed by the first 64 bits of
+ * the prefix's digest, with a fourth field that SQL's advisory lock
+ * functions never use (they use 1 and 2), so no pg_advisory_lock call can
+ * take or wait for it.  pg_locks shows it as an advisory lock of database 0.
+ */
+static void
+pep_s3ledger_tag(LOCKTAG *tag, const uint8 *digest)
+{
+	uint32		high;
+	uint32		low;
+
+	memcpy(&high, digest, sizeof(high));
+	memcpy(&low, digest + sizeof(high), sizeof(low));
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, high, low, PEP_S3LEDGER_LOCK_FIELD4);
+}
+
+/* Take one lock of ledger->locks without waiting; false if another backend holds a conflicting one. */
+static bool
+pep_s3ledger_lock_one(PEPS3Ledger *ledger, const uint8 *digest, LOCKMODE mode)
+{
+	PEPS3LedgerLock *lock = &ledger->locks[ledger->nlocks];
+
+	pep_s3ledger_tag(&lock->tag, digest);
+	lock->mode = mode;
+	if (LockAcquire(&lock->tag, mode, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return false;
+	ledger->nlocks++;
+	return true;
+}
+
+/*
+ * Exclude exports into nested prefixes (DESIGN.md, "The ledger file"): a
+ * share lock on each ancestor of the prefix (the bucket's root and every
+ * shorter prefix ending in '/'), then an exclusive lock on the prefix
+ * itself, none waited for.  An export into an ancestor holds the
+ * ancestor's exclusive lock, and one into a descendant a share lock on
+ * this prefix; siblings share their common ancestors.  Nothing waits, so
+ * nothing can deadlock: of two exports that meet, at least one is refused.
+ * Transaction-level locks: an ERROR releases them at abort, and the kernel's
+ * flock and these locks both end with the process.
+ */
+static void
+pep_s3ledger_lock_prefixes(PEPS3Ledger *ledger, const PEPS3Target *target, const uint8 *own)
+{
+	size_t		len = strlen(target->prefix);
+	int			nancestors = 0;
+	char	   *ancestor = palloc(len + 1);
+	uint8		digest[PEP_SHA256_LEN];
+
+	for (size_t i = 0; i < len; i++)
+		nancestors += target->prefix[i] == '/';
+	ledger->locks = palloc(sizeof(PEPS3LedgerLock) * (nancestors + 1));
+	ledger->nlocks = 0;
+
+	for (size_t end = 0; end < len; end++)
+	{
+		/* The ancestors end at 0 (the root) and after each '/' but the last. */
+		if (end > 0 && target->prefix[end - 1] != '/')
+			continue;
+		memcpy(ancestor, target->prefix, end);
+		ancestor[end] = '\0';
+		pep_s3ledger_key(target, ancestor, digest);
+		if (!pep_s3ledger_lock_one(ledger, digest, ShareLock))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("cannot export into \"%s\" while an export into \"s3://%s/%s\" is running",
+							target->url, target->bucket, ancestor),
+					 errdetail("The target is under that export's prefix, whose keys that export owns until it ends."),
+					 errhint("Wait for that export to end, or export into a prefix outside it.")));
+	}
+	pfree(ancestor);
+	if (!pep_s3ledger_lock_one(ledger, own, ExclusiveLock))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("cannot export into \"%s\" while an export into a prefix under it is running",
+						target->url),
+				 errdetail("An export owns every key under its prefix until it ends, so exports into nested prefixes on one server run one at a time."),
+				 errhint("Wait for that export to end, or export into a prefix outside it.")));
+}
+
+/* Release what pep_s3ledger_lock_prefixes took, last first. */
+static void
+pep_s3ledger_unlock_prefixes(PEPS3Ledger *ledger)
+{
+	while (ledger->nlocks > 0)
+	{
+		PEPS3LedgerLock *lock = &ledger->locks[--ledger->nlocks];
+
+		LockRelease(&lock->tag, lock->mode, false);
+	}
+}
+
+/*
+ * The record's first line's fourth field, the foreign server as written
+ * (escaped), into server; false when the first line is not whole, which the
+ * record's parser judges.
+ */
+static bool
+pep_s3ledger_record_server(PEPS3Ledger *ledger, StringInfo server)
+{
+	char		head[PEP_S3LEDGER_HEAD_LEN + 1];
+	ssize_t		n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
+	char	   *field = head;
+	size_t		len;
+
+	if (n < 0)
+		pep_s3ledger_fail(ledger, "read");
+	head[n] = '\0';
+	if (strchr(head, '\n') == NULL)
+		return false;
+	for (int i = 0; i < 3; i++)
+		if ((field = strpbrk(field, "\t\n")) == NULL || *field++ != '\t')
+			return false;
+	len = strcspn(field, "\t\n");
+	appendBinaryStringInfo(server, field, (int) len);
+	return true;
+}
+
+/*
+ * The held file has a dead record: refuse it unless this call names the
+ * foreign server the record names ("" for the SDK's chain).  Ledger files
+ * are keyed on bucket and prefix alone, so a dead record may have been
+ * written through another endpoint, an alias of this one or another store;
+ * its uploads can be aborted only where they were made, and a sweep through
+ * another endpoint would find nothing there and remove the record.
+ */
+static void
+pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
+{
+	StringInfoData recorded;
+	StringInfoData mine;
+	const char *chain = "the AWS SDK's default chain";
+
+	initStringInfo(&recorded);
+	initStringInfo(&mine);
+	pep_s3ledger_escape(&mine, target->server);
+	if (!pep_s3ledger_record_server(ledger, &recorded) || strcmp(recorded.data, mine.data) == 0)
+	{
+		pfree(recorded.data);
+		pfree(mine.data);
+		return;
+	}
+	CloseTransientFile(ledger->fd);
+	ledger->fd = -1;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the unfinished export into \"%s\" was made through another foreign server",
+					ledger->url),
+			 errdetail("Ledger file \"%s\" records an export through %s, and this call names %s. Its uploads can be undone only through the endpoint that made them.",
+					   ledger->path,
+					   recorded.len > 0 ? psprintf("server \"%s\"", recorded.data) : chain,
+					   mine.len > 0 ? psprintf("server \"%s\"", mine.data) : chain),
+			 recorded.len > 0 ?
+			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => '%s') first.",
+					 ledger->url, recorded.data) :
+			 errhint("Call parallel_export_parquet_sweep('%s') first.", ledger->url)));
+}
+
+/*
+ * Open path without following a link and take its exclusive flock without
+ * waiting; the fd, or -1 (errno ENOENT) when create is false and there is
+ * no file.  held is filled in.
+ */
+static int
+pep_s3ledger_lock_file(const char *path, const char *url, bool create, struct stat *held)
+{
+	const char *why;
+	int			fd = OpenTransientFilePerm(path,
+										   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+										   (create ? O_CREAT : 0),
+										   S_IRUSR | S_IWUSR);
+
+	if (fd < 0)
+	{
+		if (!create && errno == ENOENT)
+			return -1;
+		if (errno == ELOOP)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot use ledger file \"%s\"", path),
+					 errdetail("It is a symbolic link.")));
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open ledger file \"%s\": %m", path)));
+	}
+	if (fstat(fd, held) != 0)
+	{
+		int			save_errno = errno;
+
+		CloseTransientFile(fd);
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat ledger file \"%s\": %m", path)));
+	}
+	if ((why = pep_file_problem(held)) != NULL)
+	{
+		CloseTransientFile(fd);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot use ledger file \"%s\"", path),
+				 errdetail("It %s.", why)));
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+	{
+		int			save_errno = errno;
+
+		CloseTransientFile(fd);
+		errno = save_errno;
+		if (errno != EWOULDBLOCK)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not lock ledger file \"%s\": %m", path)));
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("another export into \"%s\" is running", url),
+				 errdetail("Ledger file \"%s\" is locked by the backend that runs it.", path)));
+	}
+	return fd;
+}
+
+/* Whether path still names the file held describes. */
+static bool
+pep_s3ledger_same_file(const char *path, const struct stat *held)
+{
+	struct stat named;
+
+	return lstat(path, &named) == 0 && named.st_dev == held->st_dev &&
+		named.st_ino == held->st_ino;
+}
+
+/*
+ * A record version 1.1 of the extension left under the name it gave the
+ * file (the endpoint as written hashed in) is moved onto the held file's
+ * name, holding both locks, so that it is swept like any dead record.  A
+ * 1.1 backend still exporting into the target holds that lock: refused as
+ * a running export.  Only the name this call's endpoint spelling gives is
+ * found; a record under another spelling is found by a call through the
+ * server that wrote it.  Called with the held file empty.
+ */
+static void
+pep_s3ledger_adopt(PEPS3Ledger *ledger, const PEPS3Target *target, const char *dir)
+{
+	char		name[PEP_SHA256_LEN * 2 + 16];
+	char		old[MAXPGPATH];
+	struct stat held;
+	int			fd;
+
+	pep_s3ledger_old_name(target, name, sizeof(name));
+	snprintf(old, sizeof(old), "%s/%s", dir, name);
+	if ((fd = pep_s3ledger_lock_file(old, ledger->url, false, &held)) < 0)
+		return;
+	if (!pep_s3ledger_same_file(old, &held))
+	{
+		/* Its owner removed it between our open and our flock. */
+		CloseTransientFile(fd);
+		return;
+	}
+	if (held.st_size == 0)
+	{
+		if (unlink(old) != 0)
+			ereport(WARNING,
+					(errcode_for_file_access(),
+					 errmsg("could not remove ledger file \"%s\": %m", old)));
+		CloseTransientFile(fd);
+		return;
+	}
+	if (rename(old, ledger->path) != 0)
+	{
+		int			save_errno = errno;
+
+		CloseTransientFile(fd);
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rename ledger file \"%s\" to \"%s\": %m", old, ledger->path)));
+	}
+	fsync_fname(dir, true);
+	CloseTransientFile(ledger->fd);
+	ledger->fd = fd;
+	ledger->dead = true;
+	ereport(LOG,
+			(errmsg("ledger file \"%s\" of an unfinished export into \"%s\" by an earlier version is now \"%s\"",
+					old, ledger->url, ledger->path)));
+}
+
 bool
 pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create)
 {
+	bool		exporting = create;
 	char		dir[MAXPGPATH];
 	char		name[PEP_SHA256_LEN * 2 + 16];
+	char		old[MAXPGPATH];
+	uint8		digest[PEP_SHA256_LEN];
+	struct stat st;
 
 	memset(ledger, 0, sizeof(PEPS3Ledger));
 	ledger->fd = -1;
 	strlcpy(ledger->url, target->url, sizeof(ledger->url));
 	snprintf(dir, sizeof(dir), "%s/%s", DataDir, PEP_S3LEDGER_DIR);
-	pep_s3ledger_name(target, name, sizeof(name));
+	pep_s3ledger_key(target, target->prefix, digest);
+	pep_s3ledger_file_name(digest, name, sizeof(name));
 	snprintf(ledger->path, sizeof(ledger->path), "%s/%s", dir, name);
 	pep_s3ledger_check_dir(dir);
+
+	/* A sweep creates the file when only a record under the old name is there. */
+	pep_s3ledger_old_name(target, name, sizeof(name));
+	snprintf(old, sizeof(old), "%s/%s", dir, name);
+	if (!create && lstat(ledger->path, &st) != 0 && errno == ENOENT && lstat(old, &st) == 0)
+		create = true;
 
 	for (;;)
 	{
 		struct stat held;
-		struct stat named;
-		const char *why;
 
-		ledger->fd = OpenTransientFilePerm(ledger->path,
-										   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-										   (create ? O_CREAT : 0),
-										   S_IRUSR | S_IWUSR);
+		ledger->fd = pep_s3ledger_lock_file(ledger->path, ledger->url, create, &held);
 		if (ledger->fd < 0)
-		{
-			if (!create && errno == ENOENT)
-				return false;
-			if (errno == ELOOP)
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("cannot use ledger file \"%s\"", ledger->path),
-						 errdetail("It is a symbolic link.")));
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not open ledger file \"%s\": %m", ledger->path)));
-		}
-		if (fstat(ledger->fd, &held) != 0)
-			pep_s3ledger_fail(ledger, "stat");
-		if ((why = pep_file_problem(&held)) != NULL)
-		{
-			CloseTransientFile(ledger->fd);
-			ledger->fd = -1;
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("cannot use ledger file \"%s\"", ledger->path),
-					 errdetail("It %s.", why)));
-		}
-		if (flock(ledger->fd, LOCK_EX | LOCK_NB) != 0)
-		{
-			if (errno != EWOULDBLOCK)
-				pep_s3ledger_fail(ledger, "lock");
-			CloseTransientFile(ledger->fd);
-			ledger->fd = -1;
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_IN_USE),
-					 errmsg("another export into \"%s\" is running", ledger->url),
-					 errdetail("Ledger file \"%s\" is locked by the backend that runs it.",
-							   ledger->path)));
-		}
+			return false;
 
 		/*
 		 * The previous owner may have removed the file between our open and
 		 * our flock: then we hold a lock no one else can see.  Keep it only
 		 * if the name still refers to the file we locked.
 		 */
-		if (lstat(ledger->path, &named) == 0 && named.st_dev == held.st_dev &&
-			named.st_ino == held.st_ino)
+		if (pep_s3ledger_same_file(ledger->path, &held))
 		{
+			if (exporting)
+				pep_s3ledger_lock_prefixes(ledger, target, digest);
 			ledger->dead = held.st_size > 0;
+			if (!ledger->dead)
+				pep_s3ledger_adopt(ledger, target, dir);
 			if (ledger->dead)
+			{
 				pep_s3ledger_check_owner(ledger);
+				pep_s3ledger_check_server(ledger, target);
+			}
 			return true;
 		}
 		CloseTransientFile(ledger->fd);
@@ -277,33 +618,6 @@ pep_s3ledger_write(PEPS3Ledger *ledger, const char *line, size_t len)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not fsync ledger file \"%s\": %m", ledger->path)));
-}
-
-/* Append s with the characters that would break the line format escaped. */
-static void
-pep_s3ledger_escape(StringInfo buf, const char *s)
-{
-	for (; *s; s++)
-	{
-		switch (*s)
-		{
-			case '\\':
-				appendStringInfoString(buf, "\\\\");
-				break;
-			case '\t':
-				appendStringInfoString(buf, "\\t");
-				break;
-			case '\r':
-				appendStringInfoString(buf, "\\r");
-				break;
-			case '\n':
-				appendStringInfoString(buf, "\\n");
-				break;
-			default:
-				appendStringInfoChar(buf, *s);
-				break;
-		}
-	}
 }
 
 void
@@ -380,7 +694,10 @@ pep_s3ledger_remove(PEPS3Ledger *ledger)
 	struct stat named;
 
 	if (ledger->fd < 0)
+	{
+		pep_s3ledger_release(ledger);
 		return;
+	}
 	if (fstat(ledger->fd, &held) != 0)
 		ereport(WARNING,
 				(errcode_for_file_access(),
@@ -396,6 +713,7 @@ pep_s3ledger_remove(PEPS3Ledger *ledger)
 void
 pep_s3ledger_release(PEPS3Ledger *ledger)
 {
+	pep_s3ledger_unlock_prefixes(ledger);
 	if (ledger->fd < 0)
 		return;
 	CloseTransientFile(ledger->fd);

@@ -5,8 +5,11 @@
  *	  that survives a crash.
  *
  * One file per target, $PGDATA/pgsql_tmp_parallel_export_parquet/HASH.ledger,
- * HASH the hex SHA-256 of the target's endpoint, bucket and prefix (DESIGN.md,
- * "The ledger file").  pg_basebackup and pg_rewind skip every name that
+ * HASH the hex SHA-256 of the target's bucket and prefix, each with its
+ * terminating NUL (DESIGN.md, "The ledger file"): not of the endpoint, whose
+ * spellings and aliases cannot all be told apart, so every spelling of one
+ * store's target meets at one file.  An export also holds lock-manager locks
+ * that keep exports into nested prefixes (s3://b/x and s3://b/x/y) apart.  pg_basebackup and pg_rewind skip every name that
  * begins with "pgsql_tmp", so a base backup or a standby made from it never
  * carries the records of this server's running exports.  The caller of an
  * export (or of the sweep function) holds an exclusive flock on it from
@@ -61,6 +64,8 @@
 typedef struct PEPS3Ledger
 {
 	int			fd;				/* the open ledger file, locked; -1 if none */
+	int			nlocks;			/* lock-manager locks held (an export's), in locks */
+	struct PEPS3LedgerLock *locks;	/* palloc'd: its ancestors', then its own */
 	bool		dead;			/* it held a dead export's record when locked */
 	char		path[MAXPGPATH];	/* its absolute path, for workers and messages */
 	char		url[sizeof(((PEPS3Target *) 0)->url)];	/* the target, for messages */
@@ -68,7 +73,13 @@ typedef struct PEPS3Ledger
 
 /*
  * Open the target's ledger file and take its exclusive flock without
- * waiting.  The directory is created (mode 0700) if absent and must be a
+ * waiting.  With create (an export), also take, without waiting, a share
+ * lock on each ancestor prefix and an exclusive lock on the target's own in
+ * the lock manager; an export into an ancestor or a descendant prefix
+ * holding a conflicting one raises ERRCODE_OBJECT_IN_USE.  A dead record
+ * version 1.1 left under its own name for the file (the endpoint as written
+ * hashed in) is moved onto the file's name and is then the file's dead
+ * record; with create false, the file is then created to take it.  The directory is created (mode 0700) if absent and must be a
  * real directory of the server's OS user that others cannot write; the
  * file is created with O_CREAT | O_NOFOLLOW, mode 0600, when create is
  * true, and must be a regular file of the server's OS user with no other
@@ -77,7 +88,8 @@ typedef struct PEPS3Ledger
  * only when create is false and there is no file.  On return
  * ledger->dead tells whether the file had content: the record of an export
  * whose caller died.  A record whose owner line names another owner (a
- * copy's) raises ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE and is left alone.
+ * copy's), or another foreign server than target's ("" for the SDK's
+ * chain), raises ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE and is left alone.
  * The file stays open (and locked) until pep_s3ledger_remove or
  * pep_s3ledger_release, or until the transaction aborts, which closes it.
  */
@@ -117,8 +129,9 @@ extern const char *pep_s3ledger_path(const PEPS3Ledger *ledger);
 extern void pep_s3ledger_remove(PEPS3Ledger *ledger);
 
 /*
- * Release the lock and keep the file: after a failure that could not undo
- * everything, the record stays for the next export or the sweep function.
+ * Release the locks (the file's and the lock manager's) and keep the file:
+ * after a failure that could not undo everything, the record stays for the
+ * next export or the sweep function.
  * Safe to call when nothing is held.
  */
 extern void pep_s3ledger_release(PEPS3Ledger *ledger);

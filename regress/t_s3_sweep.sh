@@ -114,20 +114,21 @@ s3look_start "$WORK" "$JAR:$WORK/tools" || exit 1
 state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
 put() { look put "$BUCKET" "$1" "someone else's"; }
 
-# The ledger file of s3://$BUCKET/PREFIX for ENDPOINT ("" for the SDK's chain).
+# The ledger file of s3://$BUCKET/PREFIX, whatever the endpoint.
 ledger_of() {
-	printf '%s\0%s\0%s\0' "${2:-}" "$BUCKET" "$1" | sha256sum |
+	printf '%s\0%s\0' "$BUCKET" "$1" | sha256sum |
 		awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
 }
 ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
 # Whether the ledger file is there and its lock free, without creating it.
 lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
 
-# Write a record's first line as the caller would, as the server's OS user.
+# Write a record's first line as the caller would, as the server's OS user,
+# through foreign server SERVER (none: the SDK's chain).
 begin_record() {
 	install -d -m 700 -o postgres "$LEDGERS"
-	runuser -u postgres -- bash -c "umask 077; printf 'export\t%s\ts3://$BUCKET/%s\t\n' \
-		\"\$(date -u +%Y-%m-%dT%H:%M:%SZ)\" '$1' >'$2'"
+	runuser -u postgres -- bash -c "umask 077; printf 'export\t%s\ts3://$BUCKET/%s\t%s\n' \
+		\"\$(date -u +%Y-%m-%dT%H:%M:%SZ)\" '$1' '${3:-}' >'$2'"
 }
 
 # Sweep in psql with SQLSTATEs shown; output in OUT.
@@ -414,8 +415,8 @@ sql "DROP SERVER IF EXISTS regress_sweep_s3 CASCADE;
 	CREATE USER MAPPING FOR CURRENT_USER SERVER regress_sweep_s3
 		OPTIONS (access_key_id '$PEP_S3_IDENTITY', secret_access_key '$PEP_S3_CREDENTIAL')" >/dev/null
 PREFIX=served/
-LEDGER="$(ledger_of "$PREFIX" "$PEP_S3_ENDPOINT")"
-begin_record "$PREFIX" "$LEDGER"
+LEDGER="$(ledger_of "$PREFIX")"
+begin_record "$PREFIX" "$LEDGER" regress_sweep_s3
 forge dead "$LEDGER" "$PREFIX" >/dev/null
 OUT=$(psql -X -A -t -q -c "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/$PREFIX', s3_server => 'regress_sweep_s3')" 2>&1)
 [[ "$OUT" == "s3://$BUCKET/$PREFIX|t|2|2" && -z "$(state_of "$PREFIX")" && -z "$(ledger_files)" ]]
