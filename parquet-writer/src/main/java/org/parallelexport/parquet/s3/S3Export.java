@@ -149,8 +149,8 @@ public final class S3Export implements PartFile.Factory {
   }
 
   /**
-   * Worker 0: the manifest key, 64 hex digits, that seals this export's manifest and must verify the
-   * one an overwrite replaces.
+   * Worker 0: the manifest key, 64 hex digits, that seals this export's manifest and must verify
+   * the one an overwrite replaces.
    */
   public void sealWith(String hexKey) {
     seal = S3ManifestSeal.ofHex(hexKey);

@@ -78,8 +78,7 @@ final class S3ManifestSeal {
     if (mac == null) {
       return false;
     }
-    byte[] expected =
-        mac(bucket, prefix, exportId, partNames).getBytes(StandardCharsets.US_ASCII);
+    byte[] expected = mac(bucket, prefix, exportId, partNames).getBytes(StandardCharsets.US_ASCII);
     return MessageDigest.isEqual(expected, mac.getBytes(StandardCharsets.UTF_8));
   }
 
