@@ -234,12 +234,12 @@ public final class S3Export implements PartFile.Factory {
   }
 
   /**
-   * Worker 0, for overwrite: null if the prefix holds exactly a previous export of this extension
-   * (its _SUCCESS manifest and the parts it lists, nothing else), whose parts then become this
-   * export's to delete once it commits; else why not, as a sentence. A key that ends in "/" and
-   * names a partition folder of a listed part is a folder marker, no object of anyone's data
-   * (S3Proxy's filesystem store lists its directories so, tools make them on S3): it is let be,
-   * never deleted.
+   * Worker 0, for overwrite: null if the prefix holds exactly a previous export of this server (its
+   * _SUCCESS manifest, sealed with this server's key, and the parts it lists, nothing else; the
+   * seal is checked before the listing is believed), whose parts then become this export's to
+   * delete once it commits; else why not, as a sentence. A key that ends in "/" and names a
+   * partition folder of a listed part is a folder marker, no object of anyone's data (S3Proxy's
+   * filesystem store lists its directories so, tools make them on S3): it is let be, never deleted.
    */
   public String previousExportProblem() throws IOException {
     Optional<S3Session.Fetched> manifest = session.fetch(bucket, prefix + SUCCESS);

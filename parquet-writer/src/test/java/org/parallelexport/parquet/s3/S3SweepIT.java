@@ -220,8 +220,7 @@ class S3SweepIT {
         sweep.run();
         assertEquals(2, sweep.objectsDeleted(), "the two replaced parts, round " + round);
       }
-      assertEquals(
-          List.of(prefix + "_SUCCESS", prefix + "foreign.parquet", part), objects(prefix));
+      assertEquals(List.of(prefix + "_SUCCESS", prefix + "foreign.parquet", part), objects(prefix));
     }
   }
 
