@@ -641,8 +641,20 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		{
 			/* Recorded before the workers hear of it: a failure here still undoes all. */
 			pep_s3ledger_append(&ex->s3ledger, PEP_S3LEDGER_COMMITTED);
-			pep_s3_commit(ex->shared, ex->s3, ex->pcxt);
-			pep_s3ledger_remove(&ex->s3ledger);
+			if (pep_s3_commit(ex->shared, ex->s3, ex->pcxt))
+				pep_s3ledger_remove(&ex->s3ledger);
+			else
+			{
+				/* Its "previous" manifest names the replaced parts for the sweep. */
+				pep_s3ledger_release(&ex->s3ledger);
+				ereport(WARNING,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("parts of the export replaced in \"%s\" may be left", ex->s3target->url),
+						 errdetail("The export is complete.  Its record stays in \"%s\".",
+								   pep_s3ledger_path(&ex->s3ledger)),
+						 errhint("The next export into the same target removes them, or call parallel_export_parquet_sweep('%s').",
+								 ex->s3target->url)));
+			}
 		}
 		else
 		{

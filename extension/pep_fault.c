@@ -24,6 +24,10 @@
  *						write nor take back _SUCCESS
  *	s3_conditions_501	the object store answers worker 0's conditional
  *						_SUCCESS write with 501 Not Implemented
+ *	s3_delete_denied:K	every DeleteObject of worker K (an export's worker
+ *						0, or the sweep function's worker) of a key other
+ *						than _SUCCESS fails before it is sent, so that the
+ *						parts an overwrite replaced stay
  *	s3_small_uploads:K	not a failure: worker K's uploads hold 3 parts of
  *						5 MiB, so its parts end at 13.5 MiB, as they end at
  *						70.3 GiB with S3's 10,000 parts of 8 MiB
@@ -35,6 +39,12 @@
  *						published (after the commit point)
  *	pause:sending		object storage: worker 0 waits, every worker's parts
  *						complete, just before it decides to write _SUCCESS
+ *	pause:committed		object storage, overwrite: worker 0 waits at each
+ *	pause:superseding	step of the tail after the commit: the caller
+ *	pause:superseded	recorded "committed" (no "superseded" line yet),
+ *						every replaced part recorded "superseded" (none
+ *						deleted), every replaced part deleted (before the
+ *						worker exits and the caller removes the record)
  *
  * Worker and batches default to 0.  The check hook refuses any other value
  * at SET, so a typo cannot silently disable a test's fault.
@@ -62,7 +72,11 @@
  * pause holds interrupts too, so that the leader's terminate cannot end it
  * before another worker's exit path has run: only a cancel sent to worker 0
  * itself ends it, and is spent on it; a terminate that came meanwhile
- * takes effect at worker 0's next interrupt check.
+ * takes effect at worker 0's next interrupt check.  The pauses of the
+ * overwrite's tail (committed, superseding, superseded) are worker 0's too,
+ * after the commit, with interrupts allowed: a cancel or terminate of
+ * worker 0 ends the worker there, as a SIGKILL does, and the record, which
+ * names the replaced parts, stays for the sweep (pep_s3worker.c).
  *
  * A second setting, parallel_export_parquet.starve_worker = K, makes worker
  * K begin its share of a table's scan only after every other worker has
@@ -94,12 +108,14 @@
 static const char *const pep_fault_points[] = {
 	"worker_error", "java_error", "hang", "open_error", "close_error", "publish_error",
 	PEP_S3_FAULT(S3_ERROR), PEP_S3_FAULT(S3_SUCCESS_LOST), PEP_S3_FAULT(S3_SUCCESS_DENIED),
-	PEP_S3_FAULT(S3_CONDITIONS_501), PEP_S3_FAULT(S3_SMALL_UPLOADS), "pause"
+	PEP_S3_FAULT(S3_CONDITIONS_501), PEP_S3_FAULT(S3_SMALL_UPLOADS),
+	PEP_S3_FAULT(S3_DELETE_DENIED), "pause"
 };
 
 /* Indexed by PEPPause. */
 static const char *const pep_pause_names[] = {
-	"", "starting", "publishing", "published", "committing", "sending"
+	"", "starting", "publishing", "published", "committing", "sending", "committed",
+	"superseding", "superseded"
 };
 
 /* A non-negative int, the whole token; false otherwise. */
@@ -162,7 +178,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, "
 			PEP_S3_FAULT(S3_ERROR) ", " PEP_S3_FAULT(S3_SUCCESS_LOST) ", "
 			PEP_S3_FAULT(S3_SUCCESS_DENIED) ", " PEP_S3_FAULT(S3_CONDITIONS_501) ", "
-			PEP_S3_FAULT(S3_SMALL_UPLOADS) ", pause.";
+			PEP_S3_FAULT(S3_SMALL_UPLOADS) ", " PEP_S3_FAULT(S3_DELETE_DENIED) ", pause.";
 		return false;
 	}
 	strlcpy(fault->point, tokens[0], sizeof(fault->point));
@@ -174,7 +190,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 				fault->pause = (PEPPause) p;
 		if (fault->pause == PEP_PAUSE_NONE)
 		{
-			*problem = "A pause names one phase: pause:starting, pause:publishing, pause:committing, pause:published or pause:sending.";
+			*problem = "A pause names one phase: pause:starting, pause:publishing, pause:committing, pause:published, pause:sending, pause:committed, pause:superseding or pause:superseded.";
 			return false;
 		}
 		return true;

@@ -24,8 +24,14 @@ typedef enum PEPPause
 								 * storage: every part pending, before PUBLISH */
 	PEP_PAUSE_PUBLISHED,		/* after the rename (the commit), before the return */
 	PEP_PAUSE_COMMITTING,		/* object storage: _SUCCESS written, before the commit */
-	PEP_PAUSE_SENDING			/* object storage: worker 0, every part complete,
+	PEP_PAUSE_SENDING,			/* object storage: worker 0, every part complete,
 								 * before it decides to write _SUCCESS */
+	PEP_PAUSE_COMMITTED,		/* object storage, overwrite: worker 0 saw
+								 * COMMITTED, no replaced part recorded */
+	PEP_PAUSE_SUPERSEDING,		/* ... every replaced part recorded
+								 * "superseded", none deleted */
+	PEP_PAUSE_SUPERSEDED		/* ... every replaced part deleted, before the
+								 * worker exits */
 } PEPPause;
 
 /* PEPFault.worker of point:any[:N]: whichever worker reaches the point first. */

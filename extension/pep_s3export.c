@@ -10,7 +10,8 @@
  * uploads; worker 0 then PUTs _SUCCESS, the manifest, last.  Seeing it, the
  * leader passes the commit point (pep_export.c) and sets COMMITTED, which
  * tells the workers not to undo anything when they exit; worker 0 then
- * deletes the parts of an export it replaced.
+ * deletes the parts of an export it replaced.  If it could not delete them
+ * all, the record stays (its "previous" manifest names them) for the sweep.
  *
  * Before COMMITTED, a failure anywhere ends in the leader's cleanup, which
  * terminates the workers (pep_export.c); each worker's exit path undoes
@@ -20,7 +21,8 @@
  * missing part.
  *
  * The settings text may hold a secret: it is copied into the DSM here and
- * goes nowhere else.
+ * goes nowhere else.  So does the manifest key (pep_s3seal.c), which worker
+ * 0 seals _SUCCESS with.
  *
  * IDENTIFICATION
  *	  extension/pep_s3export.c
@@ -86,6 +88,7 @@ pep_s3_shared_init(void *space, const PEPS3Target *target, int nparts, bool over
 	s3->overwrite = overwrite;
 	strlcpy(s3->ledger_path, ledger_path, sizeof(s3->ledger_path));
 	s3->sweep = sweep;
+	pep_s3_manifest_key(s3->manifest_key);
 	s3->ledger_ready = !sweep;
 	s3->phase = PEP_S3_WRITING;
 	memcpy(s3->settings, settings, strlen(settings) + 1);
@@ -186,12 +189,20 @@ pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt, const 
  * Past the commit point (interrupts held): tell the workers, and wait for
  * each to exit, so that worker 0 has deleted a replaced export's parts
  * before the call returns.  Waiting for the postmaster's word needs no
- * interrupt processing, unlike WaitForParallelWorkersToFinish.
+ * interrupt processing, unlike WaitForParallelWorkersToFinish.  Returns
+ * whether the record may go: false when worker 0 could not delete every
+ * replaced part, or stopped before it said so (then its sweep deletes them).
  */
-void
+bool
 pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt)
 {
+	bool		deleted;
+
 	pep_s3_set_phase(shared, s3, PEP_S3_COMMITTED);
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		(void) WaitForBackgroundWorkerShutdown(pcxt->worker[i].bgwhandle);
+	SpinLockAcquire(&shared->mutex);
+	deleted = s3->replaced_deleted;
+	SpinLockRelease(&shared->mutex);
+	return !s3->overwrite || deleted;
 }

@@ -29,6 +29,9 @@
 /* 12 hex digits, random per export, in every part name. */
 #define PEP_S3_EXPORT_ID_LEN	12
 
+/* The manifest key's length in bytes (pep_s3seal.c; S3ManifestSeal.KEY_BYTES). */
+#define PEP_S3_MANIFEST_KEY_BYTES	32
+
 /* Phases the leader sets; each is broadcast on PEPShared.cv. */
 #define PEP_S3_WRITING			0	/* workers write parts, uploads stay pending */
 #define PEP_S3_PUBLISH			1	/* every worker finished writing: complete them */
@@ -52,6 +55,8 @@ typedef struct PEPS3Shared
 	bool		overwrite;		/* a previous export of ours may be replaced */
 	char		ledger_path[MAXPGPATH]; /* the ledger file workers append to */
 	bool		sweep;			/* it held a dead record: worker 0 sweeps it first */
+	char		manifest_key[2 * PEP_S3_MANIFEST_KEY_BYTES + 1];	/* hex, seals
+																	 * _SUCCESS; secret */
 
 	/* Protected by PEPShared.mutex. */
 	int			phase;			/* PEP_S3_* */
@@ -63,6 +68,7 @@ typedef struct PEPS3Shared
 	bool		ledger_ready;	/* the leader began this export's record */
 	int			nopened;		/* workers that opened their session */
 	int			nundone;		/* of those, workers that undid all they made */
+	bool		replaced_deleted;	/* worker 0 deleted every part it replaced */
 
 	/* One PEPS3Part per ledger entry, after the settings (pep_s3_parts). */
 	int			nparts;			/* ledger entries there is room for */
@@ -82,7 +88,10 @@ extern void pep_s3_ledger_ready(PEPShared *shared, PEPS3Shared *s3);
 extern bool pep_s3_all_undone(PEPShared *shared, PEPS3Shared *s3);
 extern void pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt,
 						   const PEPFault *fault);
-extern void pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
+extern bool pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
+
+/* The server's manifest key, pep_s3seal.c. */
+extern void pep_s3_manifest_key(char *hex);
 
 /* A worker's side, pep_s3worker.c. */
 typedef struct PEPS3Worker PEPS3Worker;

@@ -152,9 +152,10 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 											   pep_jvm_string(shared->url),
 											   pep_jvm_string(pep_s3ledger_old_charset())));
 	pep_jni_delete_local(jsettings);
-	/* A test's _SUCCESS that cannot be taken back (pep_fault.c). */
+	/* A test's _SUCCESS that cannot be taken back, or parts not deleted (pep_fault.c). */
 	pep_fault_parse(&fault);
-	if (pep_fault_is(&fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber))
+	if (pep_fault_is(&fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber) ||
+		pep_fault_is(&fault, PEP_S3_FAULT(S3_DELETE_DENIED), ParallelWorkerNumber))
 	{
 		jstring		jpoint = pep_jvm_string(fault.point);
 

@@ -88,6 +88,10 @@ static PEPJavaMethod pep_s3w_complete_all_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLAS
 static PEPJavaMethod pep_s3w_write_success_m =
 	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "writeSuccess",
 					"(" PEP_BATCH_SINK PEP_JSTRING_ARRAY "[J[J" PEP_JSTRING PEP_JSTRING ")V");
+static PEPJavaMethod pep_s3w_seal_with_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "sealWith", "(" PEP_JSTRING ")V");
+static PEPJavaMethod pep_s3w_supersede_m =
+	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "supersede", "()" PEP_JSTRING);
 static PEPJavaMethod pep_s3w_delete_superseded_m =
 	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "deleteSuperseded", "()" PEP_JSTRING);
 static PEPJavaMethod pep_s3w_inject_fault_m =
@@ -122,6 +126,12 @@ pep_s3w_java_write_success(jobject export, jobject sink, jobjectArray names, jlo
 {
 	pep_jni_call_void(&pep_s3w_write_success_m, export, what, sink, names, rows, bytes,
 					  extension_version, pg_version);
+}
+
+static void
+pep_s3w_java_seal_with(jobject export, jstring hex_key)
+{
+	pep_jni_call_void(&pep_s3w_seal_with_m, export, "could not use the manifest key", hex_key);
 }
 
 static void
@@ -222,6 +232,15 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 	s3->nopened++;
 	SpinLockRelease(&shared->mutex);
 
+	/* Worker 0 seals _SUCCESS and checks the one an overwrite replaces (pep_s3seal.c). */
+	if (ParallelWorkerNumber == 0)
+	{
+		jstring		key = pep_jvm_string(s3->manifest_key);
+
+		pep_s3w_java_seal_with(sw->export, key);
+		pep_jni_delete_local(key);
+	}
+
 	/* A dead record is swept first: it may hold objects under the prefix. */
 	if (ParallelWorkerNumber == 0 && !s3->sweep)
 		(void) pep_s3w_call(sw, &pep_s3w_start_checks_m,
@@ -295,7 +314,7 @@ pep_s3w_check_target(PEPS3Worker *sw)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("\"%s\" does not hold only a previous export", s3->url),
 				 errdetail("%s", problem),
-				 errhint("Only a prefix written by an earlier complete export can be overwritten.")));
+				 errhint("Only a prefix that holds exactly an earlier complete export of this server, its manifest sealed with this server's key, is overwritten.  Otherwise check what the prefix holds and delete it by hand, or export into another prefix.")));
 }
 
 /*
@@ -449,6 +468,41 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 }
 
 /*
+ * Worker 0, overwrite, after COMMITTED: record each replaced part, then
+ * delete them, pausing at each step for the tests (pep_fault.c).  Only when
+ * every one is gone may the caller remove the record: otherwise its
+ * "previous" manifest names them for the sweep (S3Sweep), which covers a
+ * worker killed at any of these steps too.
+ */
+static void
+pep_s3w_delete_replaced(PEPS3Worker *sw, const PEPFault *fault)
+{
+	PEPS3Shared *s3 = sw->s3;
+	char	   *left;
+
+	pep_fault_pause(fault, PEP_PAUSE_COMMITTED);
+	left = pep_s3w_call(sw, &pep_s3w_supersede_m, "could not delete the replaced export");
+	if (left == NULL)
+	{
+		pep_fault_pause(fault, PEP_PAUSE_SUPERSEDING);
+		left = pep_s3w_call(sw, &pep_s3w_delete_superseded_m,
+							"could not delete the replaced export");
+	}
+	if (left != NULL)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("could not delete all parts of the export replaced in \"%s\"", s3->url),
+				 errdetail("%s", left)));
+		return;
+	}
+	pep_fault_pause(fault, PEP_PAUSE_SUPERSEDED);
+	SpinLockAcquire(&sw->shared->mutex);
+	s3->replaced_deleted = true;
+	SpinLockRelease(&sw->shared->mutex);
+}
+
+/*
  * After writing: wait for PUBLISH, complete this worker's uploads; worker 0
  * then waits for all workers' and writes _SUCCESS.  Then wait for
  * COMMITTED, after which worker 0 deletes a replaced export's parts.
@@ -492,14 +546,5 @@ pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 	pep_s3w_wait_phase(sw, PEP_S3_COMMITTED);
 	pep_s3w_committed = true;
 	if (ParallelWorkerNumber == 0 && s3->overwrite)
-	{
-		char	   *left = pep_s3w_call(sw, &pep_s3w_delete_superseded_m,
-										"could not delete the replaced export");
-
-		if (left != NULL)
-			ereport(WARNING,
-					(errcode(ERRCODE_CONNECTION_FAILURE),
-					 errmsg("could not delete all parts of the export replaced in \"%s\"", s3->url),
-					 errdetail("%s", left)));
-	}
+		pep_s3w_delete_replaced(sw, fault);
 }

@@ -669,6 +669,7 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 		if (pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SUCCESS_LOST), ParallelWorkerNumber) ||
 			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber) ||
 			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_CONDITIONS_501), ParallelWorkerNumber) ||
+			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_DELETE_DENIED), ParallelWorkerNumber) ||
 			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SMALL_UPLOADS), ParallelWorkerNumber))
 			pep_s3w_inject_fault(w.s3, w.fault.point);
 	}

@@ -10,7 +10,7 @@
  * any worker reads a row (probe, firstKey, previousExportProblem). In the PUBLISH phase each worker
  * completes its own pending uploads (completeAll); worker 0 then writes _SUCCESS last, the JSON
  * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
- * it replaced (deleteSuperseded). Worker 0 sends the checks' requests as soon as its session is
+ * it replaced (supersede, then deleteSuperseded). Worker 0 sends the checks' requests as soon as its session is
  * open (startChecks), so that they travel while its Parquet writer is set up; probe and firstKey
  * then wait for their answers.
  *
@@ -19,6 +19,11 @@
  * before it is completed, "success" before _SUCCESS, "superseded K" before a replaced part is
  * deleted, so that the sweep can undo what a worker killed outright made. Worker 0 sweeps a dead
  * export's record through this session before anything else (startSweep, sweepStep).
+ *
+ * Worker 0 seals every manifest it writes (S3ManifestSeal, with the key the C side hands it by
+ * sealWith), and an overwrite replaces only a prefix whose manifest's seal verifies with that key:
+ * the parts it will delete are then ones an export of this server named (DESIGN.md, "Overwrite:
+ * whose manifest").
  *
  * _SUCCESS is written conditionally, so that of two servers exporting into one prefix exactly one
  * publishes: only if absent (If-None-Match: *), or, replacing an export, only if it is still the
@@ -92,6 +97,8 @@ public final class S3Export implements PartFile.Factory {
   // The charset of a dead record's first line if it predates UTF-8 records (S3Record).
   private final Charset oldCharset;
   private S3Sweep sweep;
+  // Worker 0: seals the manifest it writes and checks the one it replaces.
+  private S3ManifestSeal seal;
   private final String bucket;
   private final String prefix;
   private final String exportId;
@@ -157,6 +164,14 @@ public final class S3Export implements PartFile.Factory {
       ledger.close();
       throw e;
     }
+  }
+
+  /**
+   * Worker 0: the manifest key, 64 hex digits, that seals this export's manifest and must verify
+   * the one an overwrite replaces.
+   */
+  public void sealWith(String hexKey) {
+    seal = S3ManifestSeal.ofHex(hexKey);
   }
 
   /** Worker 0, first, when the ledger file held a dead export's record: plans its sweep. */
@@ -237,12 +252,12 @@ public final class S3Export implements PartFile.Factory {
   }
 
   /**
-   * Worker 0, for overwrite: null if the prefix holds exactly a previous export of this extension
-   * (its _SUCCESS manifest and the parts it lists, nothing else), whose parts then become this
-   * export's to delete once it commits; else why not, as a sentence. A key that ends in "/" and
-   * names a partition folder of a listed part is a folder marker, no object of anyone's data
-   * (S3Proxy's filesystem store lists its directories so, tools make them on S3): it is let be,
-   * never deleted.
+   * Worker 0, for overwrite: null if the prefix holds exactly a previous export of this server (its
+   * _SUCCESS manifest, sealed with this server's key, and the parts it lists, nothing else; the
+   * seal is checked before the listing is believed), whose parts then become this export's to
+   * delete once it commits; else why not, as a sentence. A key that ends in "/" and names a
+   * partition folder of a listed part is a folder marker, no object of anyone's data (S3Proxy's
+   * filesystem store lists its directories so, tools make them on S3): it is let be, never deleted.
    */
   public String previousExportProblem() throws IOException {
     Optional<S3Session.Fetched> manifest = session.fetch(bucket, prefix + SUCCESS);
@@ -259,6 +274,7 @@ public final class S3Export implements PartFile.Factory {
     if (!FORMAT.equals(root.path("format").asText()) || !parts.isArray()) {
       return "Its " + SUCCESS + " object is not a manifest of this extension.";
     }
+    List<String> names = new ArrayList<>();
     Set<String> listed = new HashSet<>();
     Set<String> folders = new HashSet<>();
     for (JsonNode part : parts) {
@@ -266,10 +282,15 @@ public final class S3Export implements PartFile.Factory {
       if (!PART_NAME.matcher(name).matches()) {
         return "Its manifest lists \"" + name + "\", which is not a part name of this extension.";
       }
+      names.add(name);
       listed.add(prefix + name);
       for (int slash = name.indexOf('/'); slash > 0; slash = name.indexOf('/', slash + 1)) {
         folders.add(prefix + name.substring(0, slash + 1));
       }
+    }
+    String sealProblem = sealProblem(root, names);
+    if (sealProblem != null) {
+      return sealProblem;
     }
     List<String> keys = session.listKeys(bucket, prefix, LIST_LIMIT + 1);
     if (keys.size() > LIST_LIMIT) {
@@ -291,6 +312,57 @@ public final class S3Export implements PartFile.Factory {
     previousManifest = manifest.get().bytes();
     previousETag = manifest.get().eTag();
     return null;
+  }
+
+  /**
+   * Null if the manifest's seal verifies with this server's key, else why it cannot be shown to be
+   * an export of this server's. Checked before anything else of the prefix is believed.
+   */
+  private String sealProblem(JsonNode root, List<String> names) {
+    if (seal == null) {
+      throw new IllegalStateException("no manifest key was given");
+    }
+    JsonNode sealNode = root.path("seal");
+    if (!sealNode.isObject()) {
+      return "Its manifest carries no seal, so nothing shows that an export of this server wrote it"
+          + " (manifests of version 1.1 and earlier are not sealed).";
+    }
+    String id = root.path("export_id").asText(null);
+    if (!algorithmOk(sealNode)
+        || !S3Record.isExportId(id)
+        || !seal.verifies(bucket, prefix, id, names, sealNode.path("mac").asText(null))) {
+      return "Its manifest's seal does not verify with this server's manifest key: it was written"
+          + " by another server, or forged, or altered.";
+    }
+    return null;
+  }
+
+  private static boolean algorithmOk(JsonNode sealNode) {
+    return S3ManifestSeal.ALGORITHM.equals(sealNode.path("algorithm").asText());
+  }
+
+  /**
+   * The keys of the parts {@code manifest} names under {@code prefix}, for the sweep of a committed
+   * record: the replaced export's manifest, recorded once the overwrite had checked it.
+   */
+  static List<String> partKeys(byte[] manifest, String prefix) throws IOException {
+    JsonNode root = Json.MAPPER.readTree(manifest);
+    JsonNode parts = root == null ? null : root.path("parts");
+    if (!FORMAT.equals(root == null ? null : root.path("format").asText())
+        || parts == null
+        || !parts.isArray()) {
+      throw new IOException("the recorded previous manifest is not a manifest of this extension");
+    }
+    List<String> keys = new ArrayList<>();
+    for (JsonNode part : parts) {
+      String name = part.path("name").asText();
+      if (!PART_NAME.matcher(name).matches()) {
+        throw new IOException(
+            "the recorded previous manifest lists \"" + name + "\", which is not a part name");
+      }
+      keys.add(prefix + name);
+    }
+    return keys;
   }
 
   /** PUBLISH phase: completes this worker's pending uploads, which makes its parts visible. */
@@ -325,7 +397,8 @@ public final class S3Export implements PartFile.Factory {
     }
     ObjectNode root = Json.MAPPER.createObjectNode();
     root.put("format", FORMAT);
-    root.put("manifest_version", 1);
+    // 2: sealed (S3ManifestSeal); an overwrite refuses version 1, which was not.
+    root.put("manifest_version", 2);
     root.put("export_id", exportId);
     long total = 0;
     ArrayNode parts = root.putArray("parts");
@@ -349,6 +422,12 @@ public final class S3Export implements PartFile.Factory {
     versions.put("parallel_export_parquet", extensionVersion);
     versions.put("parquet_java", Version.VERSION_NUMBER);
     versions.put("postgresql", postgresVersion);
+    if (seal == null) {
+      throw new IllegalStateException("no manifest key was given");
+    }
+    ObjectNode sealed = root.putObject("seal");
+    sealed.put("algorithm", S3ManifestSeal.ALGORITHM);
+    sealed.put("mac", seal.mac(bucket, prefix, exportId, List.of(names)));
     byte[] manifest = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
     if (previousManifest != null) {
       ledger.previous(previousManifest);
@@ -392,14 +471,24 @@ public final class S3Export implements PartFile.Factory {
   }
 
   /**
-   * Worker 0, after the commit: deletes the replaced export's parts. The export is committed, so a
-   * failure only leaves unlisted parts behind: returns null, or what failed as a sentence.
+   * Worker 0, after the commit: records each replaced part as superseded, before deleteSuperseded
+   * deletes them. The export is committed, so a failure only leaves the replaced parts, which the
+   * record then still names (its "previous" manifest): returns null, or what failed as a sentence.
    */
-  public String deleteSuperseded() {
+  public String supersede() {
     try {
       for (String key : superseded) {
         ledger.superseded(key);
       }
+      return null;
+    } catch (IOException | RuntimeException e) {
+      return "Parts of the replaced export are left under the prefix: " + e.getMessage();
+    }
+  }
+
+  /** Worker 0, after supersede: deletes the replaced export's parts; returns as supersede does. */
+  public String deleteSuperseded() {
+    try {
       session.delete(bucket, superseded);
       superseded.clear();
       return null;

@@ -15,6 +15,7 @@ final class S3FaultPoints {
   static final String S3_SUCCESS_LOST = "s3_success_lost";
   static final String S3_SUCCESS_DENIED = "s3_success_denied";
   static final String S3_CONDITIONS_501 = "s3_conditions_501";
+  static final String S3_DELETE_DENIED = "s3_delete_denied";
   // Not a failure: this worker's uploads hold 3 parts of 5 MiB (S3Settings.partSizeLimit 13.5 MiB),
   // so that a test sees a part end at the limit without writing 70 GiB.
   static final String S3_SMALL_UPLOADS = "s3_small_uploads";

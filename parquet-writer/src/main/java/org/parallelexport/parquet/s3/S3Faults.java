@@ -15,6 +15,8 @@
  *   <li>s3_conditions_501: a conditional PUT also carries a header the server does not implement,
  *       so a server that refuses such headers (S3Proxy does) answers 501 Not Implemented, as one
  *       without conditional writes does, and writes nothing.
+ *   <li>s3_delete_denied: every DeleteObject of a key other than _SUCCESS fails before it is sent,
+ *       as one a bucket policy denies does: the object stays.
  * </ul>
  *
  * The names are S3FaultPoints', which C shares.
@@ -27,6 +29,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
@@ -44,6 +47,7 @@ final class S3Faults implements ExecutionInterceptor {
       case S3FaultPoints.S3_SUCCESS_LOST:
       case S3FaultPoints.S3_SUCCESS_DENIED:
       case S3FaultPoints.S3_CONDITIONS_501:
+      case S3FaultPoints.S3_DELETE_DENIED:
         this.point = point;
         break;
       default:
@@ -63,6 +67,11 @@ final class S3Faults implements ExecutionInterceptor {
             .filter(key -> key.endsWith(S3Export.SUCCESS))
             .isPresent()) {
       throw SdkClientException.create("injected fault: access to " + S3Export.SUCCESS + " denied");
+    }
+    if (point.equals(S3FaultPoints.S3_DELETE_DENIED)
+        && context.request() instanceof DeleteObjectRequest
+        && !((DeleteObjectRequest) context.request()).key().endsWith(S3Export.SUCCESS)) {
+      throw SdkClientException.create("injected fault: delete denied");
     }
   }
 

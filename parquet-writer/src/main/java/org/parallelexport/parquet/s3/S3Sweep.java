@@ -11,7 +11,12 @@
  * server says was initiated at or after the record's start. The second rule covers a crash between
  * CreateMultipartUpload and its "upload K ID" line, and a CreateMultipartUpload that the SDK sent
  * again after a lost answer, whose first upload no line names. With "committed" the export is
- * whole, and only the replaced export's "superseded" parts are deleted.
+ * whole, and only the parts of the export it replaced are deleted: those its recorded "previous"
+ * manifest names that the committed export did not complete, with any "superseded" line's. They
+ * are derived from the manifest, not from the "superseded" lines, because a worker killed between
+ * "committed" and those lines leaves none, and the replaced parts would stay forever beside the new
+ * ones. The manifest was recorded only after the overwrite checked it (its seal, its parts: see
+ * S3Export.previousExportProblem), so this names only parts an export of this server wrote.
  *
  * It never lists the prefix to decide what to remove: every key it touches is one the record names
  * (S3Record refuses a record naming a key outside its target), so an object someone else put under
@@ -29,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,11 +52,11 @@ public final class S3Sweep implements AutoCloseable {
   private int objectsDeleted;
 
   /** A sweep of {@code record} through {@code session}, which stays the caller's. */
-  public S3Sweep(S3Record record, S3Session session) {
+  public S3Sweep(S3Record record, S3Session session) throws IOException {
     this(record, session, false);
   }
 
-  private S3Sweep(S3Record record, S3Session session, boolean ownsSession) {
+  private S3Sweep(S3Record record, S3Session session, boolean ownsSession) throws IOException {
     this.record = requireNonNull(record, "record is null");
     this.session = requireNonNull(session, "session is null");
     this.ownsSession = ownsSession;
@@ -69,7 +75,13 @@ public final class S3Sweep implements AutoCloseable {
       throw new IOException(
           "ledger file \"" + ledgerPath + "\" is the record of " + record.url() + ", not " + url);
     }
-    return new S3Sweep(record, new S3Session(S3Settings.parse(settings)), true);
+    S3Session session = new S3Session(S3Settings.parse(settings));
+    try {
+      return new S3Sweep(record, session, true);
+    } catch (IOException | RuntimeException e) {
+      session.close();
+      throw e;
+    }
   }
 
   /** Fault injection: the fault of {@code point} on the sweep's requests from now on (S3Faults). */
@@ -110,10 +122,18 @@ public final class S3Sweep implements AutoCloseable {
     }
   }
 
-  private void plan() {
+  private void plan() throws IOException {
     String bucket = record.bucket();
     if (record.committed()) {
-      for (String key : record.superseded()) {
+      Set<String> replaced = new LinkedHashSet<>(record.superseded());
+      byte[] previous = record.previousManifest();
+      if (previous != null) {
+        replaced.addAll(S3Export.partKeys(previous, record.prefix()));
+      }
+      // Never a part of the committed export, nor its manifest, whatever the record says.
+      replaced.removeAll(record.completed());
+      replaced.remove(record.successKey());
+      for (String key : replaced) {
         steps.add(() -> delete(bucket, key));
       }
       return;

@@ -176,6 +176,82 @@ class S3SweepIT {
   }
 
   /**
+   * An overwrite whose worker 0 was killed after the caller recorded "committed", before any
+   * "superseded" line (issue 42, 4): the sweep derives the replaced parts from the recorded
+   * "previous" manifest and deletes exactly those, never a part the committed export completed nor
+   * an object the manifest does not name; a second sweep of the same record is harmless.
+   */
+  @Test
+  void committedRecordWithoutSupersededLinesDeletesThePreviousManifestsParts() throws Exception {
+    String prefix = "committed-early/";
+    String old0 = "part-00000-aaaaaaaaaaaa.parquet";
+    String old1 = "region=eu/part-00001-aaaaaaaaaaaa.parquet";
+    String part = prefix + "part-00000-" + EXPORT_ID + ".parquet";
+    session.put(BUCKET, prefix + old0, bytes("old 0"), "application/octet-stream");
+    session.put(BUCKET, prefix + old1, bytes("old 1"), "application/octet-stream");
+    session.put(BUCKET, prefix + "foreign.parquet", bytes("theirs"), "application/octet-stream");
+    byte[] previous =
+        bytes(
+            "{\"format\": \"parallel_export_parquet\", \"export_id\": \"aaaaaaaaaaaa\","
+                + " \"parts\": [{\"name\": \""
+                + old0
+                + "\"}, {\"name\": \""
+                + old1
+                + "\"}, {\"name\": \"part-00000-"
+                + EXPORT_ID
+                + ".parquet\"}]}");
+    Path path = dir.resolve("committed-early.ledger");
+    Files.writeString(
+        path,
+        "export\t"
+            + Instant.now().truncatedTo(ChronoUnit.SECONDS)
+            + "\ts3://lake/committed-early/\t\n");
+    try (S3Ledger ledger = S3Ledger.open(path)) {
+      completed(ledger, part, 3);
+      ledger.previous(previous);
+      ledger.success(EXPORT_ID);
+      session.put(BUCKET, prefix + "_SUCCESS", manifest(EXPORT_ID), "application/json");
+    }
+    Files.writeString(path, "committed\n", java.nio.file.StandardOpenOption.APPEND);
+    assertEquals(5, objects(prefix).size(), "premise: all five objects");
+
+    for (int round = 0; round < 2; round++) {
+      try (S3Sweep sweep = new S3Sweep(S3Ledger.read(path), session)) {
+        sweep.run();
+        assertEquals(2, sweep.objectsDeleted(), "the two replaced parts, round " + round);
+      }
+      assertEquals(List.of(prefix + "_SUCCESS", prefix + "foreign.parquet", part), objects(prefix));
+    }
+  }
+
+  /** The objects under the prefix, without the folder markers S3Proxy's filesystem store lists. */
+  private static List<String> objects(String prefix) throws IOException {
+    return session.listKeys(BUCKET, prefix, 100).stream().filter(k -> !k.endsWith("/")).toList();
+  }
+
+  /** A committed record whose previous manifest names no part of ours is refused, untouched. */
+  @Test
+  void committedRecordWithAForeignPreviousManifestIsRefused() throws Exception {
+    Path path = dir.resolve("committed-odd.ledger");
+    Files.writeString(
+        path,
+        "export\t"
+            + Instant.now().truncatedTo(ChronoUnit.SECONDS)
+            + "\ts3://lake/committed-odd/\t\n");
+    try (S3Ledger ledger = S3Ledger.open(path)) {
+      ledger.previous(
+          bytes(
+              "{\"format\": \"parallel_export_parquet\", \"parts\": [{\"name\":"
+                  + " \"../elsewhere/data.parquet\"}]}"));
+      ledger.success(EXPORT_ID);
+    }
+    Files.writeString(path, "committed\n", java.nio.file.StandardOpenOption.APPEND);
+    S3Record record = S3Ledger.read(path);
+    IOException e = assertThrows(IOException.class, () -> new S3Sweep(record, session));
+    assertTrue(e.getMessage().contains("not a part name"), e.getMessage());
+  }
+
+  /**
    * An overwrite killed after its _SUCCESS replaced the previous export's, before the commit: the
    * sweep puts the previous manifest back, byte for byte, and removes the new part; the previous
    * export's parts are never touched. The control: the same record where _SUCCESS is not this
