@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # regress/lib/tap.sh: what every shell harness in regress/ shares.
 #
 # Sourced by regress/t_*.sh after `set -uo pipefail`. It sources
