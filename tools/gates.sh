@@ -12,8 +12,9 @@
 #      pljava-glue/, against .clang-format (PostgreSQL's layout: tabs of 4,
 #      BSD braces, return type on its own line). tools/format.sh applies it.
 #   3. mvn spotless:check over every Maven module (google-java-format), and
-#      mvn test-compile, in which javac runs with -Xlint:all -Werror (the
-#      parent pom.xml), so a compiler warning in any module fails the gate.
+#      mvn clean test-compile, in which javac runs with -Xlint:all -Werror
+#      (the parent pom.xml), so a compiler warning in any module fails the
+#      gate (the build stage after it compiles again, into the clean tree).
 #
 # Output is TAP, one check per gate, each with its cost in seconds as a
 # diagnostic. Exits non-zero if any gate failed.
@@ -58,7 +59,9 @@ ok "$rc" "spotless: every Maven module's Java is google-java-format's ($((SECOND
 	"$(grep -E 'ERROR|violations|\.java' <<<"$out" | head -n 40)"$'\n'"tools/format.sh applies it"
 
 t=$SECONDS
-out="$(mvn -B -ntp -q -Dstyle.color=never test-compile 2>&1)"
+# clean first: javac recompiles only what changed, so classes compiled before
+# a warning became an error would otherwise pass unseen.
+out="$(mvn -B -ntp -q -Dstyle.color=never clean test-compile 2>&1)"
 rc=$?
 ok "$rc" "javac -Xlint:all -Werror compiles every Maven module ($((SECONDS - t)) s)" \
 	"$(grep -E 'WARNING|ERROR|warning:|error:' <<<"$out" | head -n 40)"
