@@ -42,13 +42,13 @@
 #include "pep_fault.h"
 #include "pep_java.h"
 #include "pep_jni.h"
+#include "pep_jni_methods.h"
 #include "pep_progress.h"
 #include "pep_s3ledger.h"
 #include "pep_s3sweep.h"
 #include "pep_shared.h"
 
 #define PARALLEL_KEY_PEP_SWEEP	UINT64CONST(0xA000000000000010)
-#define PEP_SWEEP_CLASS			"org/parallelexport/parquet/s3/S3Sweep"
 
 /* What the caller hands its sweep worker, and what the worker reports back. */
 typedef struct PEPSweepShared
@@ -74,17 +74,20 @@ pep_sweep_error_context(void *arg)
  * S3Sweep's methods, each with its descriptor and its one typed caller
  * (pep_jni.h).
  */
-static PEPJavaMethod pep_sweep_open_m =
-	PEP_JAVA_STATIC(PEP_SWEEP_CLASS, "open",
-					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L" PEP_SWEEP_CLASS ";");
-static PEPJavaMethod pep_sweep_step_m = PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "step", "()Z");
-static PEPJavaMethod pep_sweep_uploads_aborted_m =
-	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "uploadsAborted", "()I");
-static PEPJavaMethod pep_sweep_objects_deleted_m =
-	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "objectsDeleted", "()I");
-static PEPJavaMethod pep_sweep_close_m = PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "close", "()V");
-static PEPJavaMethod pep_sweep_inject_fault_m =
-	PEP_JAVA_METHOD(PEP_SWEEP_CLASS, "injectFault", "(" PEP_JSTRING ")V");
+static PEPJavaMethod pep_sweep_open_m = PEP_JNI_S3SWEEP_OPEN;
+static PEPJavaMethod pep_sweep_step_m = PEP_JNI_S3SWEEP_STEP;
+static PEPJavaMethod pep_sweep_uploads_aborted_m = PEP_JNI_S3SWEEP_UPLOADS_ABORTED;
+static PEPJavaMethod pep_sweep_objects_deleted_m = PEP_JNI_S3SWEEP_OBJECTS_DELETED;
+static PEPJavaMethod pep_sweep_close_m = PEP_JNI_S3SWEEP_CLOSE;
+static PEPJavaMethod pep_sweep_inject_fault_m = PEP_JNI_S3SWEEP_INJECT_FAULT;
+
+/* All of them, resolved when the sweep opens (as pep_s3worker.c does). */
+static PEPJavaMethod *const pep_sweep_methods[] = {
+	&pep_sweep_open_m, &pep_sweep_step_m, &pep_sweep_uploads_aborted_m,
+	&pep_sweep_objects_deleted_m, &pep_sweep_close_m, &pep_sweep_inject_fault_m,
+};
+StaticAssertDecl(lengthof(pep_sweep_methods) == PEP_JNI_S3SWEEP_METHODS,
+				 "pep_sweep_methods must list every S3Sweep method in JniMethods.java");
 
 static jobject
 pep_sweep_java_open(jstring settings, jstring ledger_path, jstring url, jstring old_charset)
@@ -147,6 +150,8 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	error_context_stack = &errcallback;
 
 	pep_jvm_start(&shared->jvm);
+	for (int i = 0; i < lengthof(pep_sweep_methods); i++)
+		pep_jni_resolve(pep_sweep_methods[i]);
 	jsettings = pep_jvm_string(shared->settings);
 	sweep = pep_jni_global(pep_sweep_java_open(jsettings, pep_jvm_string(shared->ledger_path),
 											   pep_jvm_string(shared->url),

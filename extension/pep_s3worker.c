@@ -43,14 +43,12 @@
 
 #include "pep_extension.h"
 #include "pep_jni.h"
+#include "pep_jni_methods.h"
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_s3export.h"
 #include "pep_s3ledger.h"
 #include "pep_sink.h"
-
-#define PEP_S3_EXPORT_CLASS	"org/parallelexport/parquet/s3/S3Export"
-#define PEP_BATCH_SINK			"Lorg/parallelexport/parquet/BatchSink;"
 
 struct PEPS3Worker
 {
@@ -68,35 +66,38 @@ static bool pep_s3w_committed = false;
  * (pep_jni.h).  The no-argument ones that return a String or nothing share
  * pep_s3w_call.
  */
-static PEPJavaMethod pep_s3w_open_m =
-	PEP_JAVA_STATIC(PEP_S3_EXPORT_CLASS, "open",
-					"(" PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING PEP_JSTRING ")L"
-					PEP_S3_EXPORT_CLASS ";");
-static PEPJavaMethod pep_s3w_attach_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "attach", "(" PEP_BATCH_SINK ")V");
-static PEPJavaMethod pep_s3w_start_sweep_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "startSweep", "()V");
-static PEPJavaMethod pep_s3w_sweep_step_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "sweepStep", "()Z");
-static PEPJavaMethod pep_s3w_part_closed_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "partClosed", "()V");
-static PEPJavaMethod pep_s3w_start_checks_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "startChecks", "()V");
-static PEPJavaMethod pep_s3w_probe_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "probe", "()V");
-static PEPJavaMethod pep_s3w_first_key_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "firstKey", "()" PEP_JSTRING);
-static PEPJavaMethod pep_s3w_previous_problem_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "previousExportProblem", "()" PEP_JSTRING);
-static PEPJavaMethod pep_s3w_complete_all_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "completeAll", "()V");
-static PEPJavaMethod pep_s3w_write_success_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "writeSuccess",
-					"(" PEP_BATCH_SINK PEP_JSTRING_ARRAY "[J[J" PEP_JSTRING PEP_JSTRING ")V");
-static PEPJavaMethod pep_s3w_seal_with_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "sealWith", "(" PEP_JSTRING ")V");
-static PEPJavaMethod pep_s3w_supersede_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "supersede", "()" PEP_JSTRING);
-static PEPJavaMethod pep_s3w_delete_superseded_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "deleteSuperseded", "()" PEP_JSTRING);
-static PEPJavaMethod pep_s3w_inject_fault_m =
-	PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "injectFault", "(" PEP_JSTRING ")V");
-static PEPJavaMethod pep_s3w_undo_m = PEP_JAVA_METHOD(PEP_S3_EXPORT_CLASS, "undo", "(Z)" PEP_JSTRING);
+static PEPJavaMethod pep_s3w_open_m = PEP_JNI_S3EXPORT_OPEN;
+static PEPJavaMethod pep_s3w_attach_m = PEP_JNI_S3EXPORT_ATTACH;
+static PEPJavaMethod pep_s3w_start_sweep_m = PEP_JNI_S3EXPORT_START_SWEEP;
+static PEPJavaMethod pep_s3w_sweep_step_m = PEP_JNI_S3EXPORT_SWEEP_STEP;
+static PEPJavaMethod pep_s3w_part_closed_m = PEP_JNI_S3EXPORT_PART_CLOSED;
+static PEPJavaMethod pep_s3w_start_checks_m = PEP_JNI_S3EXPORT_START_CHECKS;
+static PEPJavaMethod pep_s3w_probe_m = PEP_JNI_S3EXPORT_PROBE;
+static PEPJavaMethod pep_s3w_first_key_m = PEP_JNI_S3EXPORT_FIRST_KEY;
+static PEPJavaMethod pep_s3w_previous_problem_m = PEP_JNI_S3EXPORT_PREVIOUS_EXPORT_PROBLEM;
+static PEPJavaMethod pep_s3w_complete_all_m = PEP_JNI_S3EXPORT_COMPLETE_ALL;
+static PEPJavaMethod pep_s3w_write_success_m = PEP_JNI_S3EXPORT_WRITE_SUCCESS;
+static PEPJavaMethod pep_s3w_seal_with_m = PEP_JNI_S3EXPORT_SEAL_WITH;
+static PEPJavaMethod pep_s3w_supersede_m = PEP_JNI_S3EXPORT_SUPERSEDE;
+static PEPJavaMethod pep_s3w_delete_superseded_m = PEP_JNI_S3EXPORT_DELETE_SUPERSEDED;
+static PEPJavaMethod pep_s3w_inject_fault_m = PEP_JNI_S3EXPORT_INJECT_FAULT;
+static PEPJavaMethod pep_s3w_undo_m = PEP_JNI_S3EXPORT_UNDO;
+
+/*
+ * All of them, resolved when the session opens: a method missing from the
+ * jar then fails every object-store export at its start, not only the one
+ * that reaches a rare path (a sweep, an undo) and not in an exit callback,
+ * which cannot raise the error.  The count comes from JniMethods.java.
+ */
+static PEPJavaMethod *const pep_s3w_methods[] = {
+	&pep_s3w_open_m, &pep_s3w_attach_m, &pep_s3w_start_sweep_m, &pep_s3w_sweep_step_m,
+	&pep_s3w_part_closed_m, &pep_s3w_start_checks_m, &pep_s3w_probe_m, &pep_s3w_first_key_m,
+	&pep_s3w_previous_problem_m, &pep_s3w_complete_all_m, &pep_s3w_write_success_m,
+	&pep_s3w_seal_with_m, &pep_s3w_supersede_m, &pep_s3w_delete_superseded_m,
+	&pep_s3w_inject_fault_m, &pep_s3w_undo_m,
+};
+StaticAssertDecl(lengthof(pep_s3w_methods) == PEP_JNI_S3EXPORT_METHODS,
+				 "pep_s3w_methods must list every S3Export method in JniMethods.java");
 
 static jobject
 pep_s3w_java_open(jstring settings, jstring bucket, jstring prefix, jstring export_id,
@@ -215,8 +216,8 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 
 	sw->shared = shared;
 	sw->s3 = s3;
-	/* Resolved now: the exit callback cannot raise an error to resolve it then. */
-	pep_jni_resolve(&pep_s3w_undo_m);
+	for (int i = 0; i < lengthof(pep_s3w_methods); i++)
+		pep_jni_resolve(pep_s3w_methods[i]);
 
 	settings = pep_jvm_string(s3->settings);
 	sw->export = pep_jni_global(

@@ -17,10 +17,10 @@
 #include "postgres.h"
 
 #include "pep_jni.h"
+#include "pep_jni_methods.h"
 #include "pep_sink.h"
 #include "utils/memutils.h"
 
-#define PEP_SINK_CLASS	"org/parallelexport/parquet/BatchSink"
 
 struct PEPSink
 {
@@ -33,28 +33,16 @@ struct PEPSink
  * BatchSink's methods, each with its descriptor and its one typed caller
  * (pep_jni.h).
  */
-static PEPJavaMethod pep_sink_create_m =
-	PEP_JAVA_STATIC(PEP_SINK_CLASS, "create",
-					"(" PEP_JSTRING_ARRAY "[I[I[I" PEP_JSTRING_ARRAY "I[I[I" PEP_JBYTEBUFFER
-					PEP_JSTRING PEP_JSTRING_ARRAY "[I[I[I[I)L" PEP_SINK_CLASS ";");
-static PEPJavaMethod pep_sink_set_buffer_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "setBuffer", "(" PEP_JBYTEBUFFER ")V");
-static PEPJavaMethod pep_sink_open_part_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "openPart", "(" PEP_JSTRING ")V");
-static PEPJavaMethod pep_sink_write_batch_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "writeBatch", "(I)V");
-static PEPJavaMethod pep_sink_fail_next_batch_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "failNextBatch", "()V");
-static PEPJavaMethod pep_sink_close_part_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "closePart", "()J");
-static PEPJavaMethod pep_sink_part_size_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partSize", "()J");
-static PEPJavaMethod pep_sink_part_size_limit_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partSizeLimit", "()J");
-static PEPJavaMethod pep_sink_select_part_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "selectPart", "(I)V");
-static PEPJavaMethod pep_sink_part_to_finish_m =
-	PEP_JAVA_METHOD(PEP_SINK_CLASS, "partToFinish", "()I");
+static PEPJavaMethod pep_sink_create_m = PEP_JNI_SINK_CREATE;
+static PEPJavaMethod pep_sink_set_buffer_m = PEP_JNI_SINK_SET_BUFFER;
+static PEPJavaMethod pep_sink_open_part_m = PEP_JNI_SINK_OPEN_PART;
+static PEPJavaMethod pep_sink_write_batch_m = PEP_JNI_SINK_WRITE_BATCH;
+static PEPJavaMethod pep_sink_fail_next_batch_m = PEP_JNI_SINK_FAIL_NEXT_BATCH;
+static PEPJavaMethod pep_sink_close_part_m = PEP_JNI_SINK_CLOSE_PART;
+static PEPJavaMethod pep_sink_part_size_m = PEP_JNI_SINK_PART_SIZE;
+static PEPJavaMethod pep_sink_part_size_limit_m = PEP_JNI_SINK_PART_SIZE_LIMIT;
+static PEPJavaMethod pep_sink_select_part_m = PEP_JNI_SINK_SELECT_PART;
+static PEPJavaMethod pep_sink_part_to_finish_m = PEP_JNI_SINK_PART_TO_FINISH;
 
 static jobject
 pep_sink_java_create(jobjectArray names, jintArray kinds, jintArray precisions, jintArray scales,

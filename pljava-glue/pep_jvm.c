@@ -57,6 +57,7 @@
 #include "mb/pg_wchar.h"
 
 #include "pep_jni.h"
+#include "pep_jni_methods.h"
 #include "pep_jvm.h"
 /* This file is part of the glue: it may include pep_jvm_internal.h. */
 #define PEP_JVM_GLUE
@@ -410,7 +411,7 @@ pep_exception_sqlstate(jthrowable exc)
 		{"java/lang/IllegalArgumentException", ERRCODE_DATA_EXCEPTION},
 		{"java/lang/ArithmeticException", ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE},
 		/* before IOException, which it extends (parquet-writer's DiskFullException.java) */
-		{"org/parallelexport/parquet/DiskFullException", ERRCODE_DISK_FULL},
+		{PEP_JNI_CLASS_DISK_FULL_EXCEPTION, ERRCODE_DISK_FULL},
 		{"java/io/IOException", ERRCODE_IO_ERROR},
 		{"java/io/UncheckedIOException", ERRCODE_IO_ERROR},
 	};

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tools/deps.sh: install what building and testing parallel_export_parquet
 # needs on Debian bookworm (PostgreSQL 15 server and headers, pgTAP, pg_prove,
-# a C toolchain, JDK 17, Maven, and Node.js with npm for the reader matrix).
+# a C toolchain, JDK 17, Maven, Node.js with npm for the reader matrix,
+# ShellCheck and clang-format for tools/gates.sh, and IPC::Run for
+# PostgreSQL's TAP framework, regress/tap).
 #
 # Idempotent and quick when everything is present: each package is checked
 # with `dpkg -s` first, and `apt-get update` runs only when something is
@@ -20,6 +22,9 @@ packages=(
 	build-essential
 	openjdk-17-jdk-headless
 	maven
+	shellcheck
+	clang-format
+	libipc-run-perl
 )
 
 installed() {

@@ -47,7 +47,7 @@ if (($# > 0)); then
 	found="$(scan "$@")"
 	[[ -z "$found" ]]
 	ok $? "no constant sort key in $*" "$found"
-	echo "1..$n"
+	echo "1..$ntest"
 	exit "$nfail"
 fi
 

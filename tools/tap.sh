@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# tools/tap.sh: TAP helpers of the shell checks (tools/pgroot/checks.sh,
-# tools/image/ and tools/order_guard.sh). Source it, print the plan, then call
-# ok and is; nfail counts the failures for the exit status.
+# tools/tap.sh: the one set of TAP helpers of every shell check: the
+# harnesses in regress/ (through regress/lib/tap.sh), tools/pgroot/checks.sh,
+# tools/image/ and tools/order_guard.sh. Source it, then call ok and is;
+# ntest counts the checks (for the plan) and nfail the failures (for the exit
+# status). The counter is not called n: harnesses use n for their own counts.
 
-n=0
+ntest=0
 nfail=0
 ok() { # ok STATUS DESCRIPTION [DIAGNOSTIC]
-	n=$((n + 1))
+	ntest=$((ntest + 1))
 	if [[ "$1" == 0 ]]; then
-		echo "ok $n - $2"
+		echo "ok $ntest - $2"
 	else
 		nfail=$((nfail + 1))
-		echo "not ok $n - $2"
+		echo "not ok $ntest - $2"
 		[[ -n "${3:-}" ]] && sed 's/^/# /' <<<"$3"
 	fi
 }

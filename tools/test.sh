@@ -5,6 +5,10 @@
 #   0. tools/order_guard.sh               no test sorts an aggregate by a
 #                                         constant (under a second; always)
 #   1. tools/deps.sh                      system packages
+#      tools/gates.sh                     shellcheck, clang-format, Spotless,
+#                                         javac -Xlint:all -Werror (PEP_GATES=0
+#                                         skips them: the root legs, which
+#                                         check the same tree)
 #   2. mvn verify; tools/build.sh        Java unit tests; make -Werror, install
 #   3. tools/cluster.sh start             a fresh throwaway cluster
 #   4. pg_prove regress/sql/*.sql         pgTAP suites
@@ -20,8 +24,8 @@
 # the server log included.
 #
 # Environment: PEP_TMP, PEP_PORT, PG_CONFIG (see tools/cluster.sh);
-# PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_SKIP_DEPS=1 and
-# PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
+# PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_GATES=0 skips the gates;
+# PEP_SKIP_DEPS=1 and PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
 # "pgtap installcheck readback matrix harness") picks suites; PEP_HARNESSES
 # (default: every regress/t_*.sh) names the harnesses the harness suite runs,
 # without directory or .sh (a named one that does not exist fails the run); PEP_MATRIX_UPDATE=1 makes the
@@ -138,6 +142,15 @@ if [[ "${PEP_SKIP_DEPS:-0}" != 1 ]]; then
 		summary
 		exit 1
 	fi
+fi
+
+# --- 1b. the static gates: after deps, which installs their tools; before
+# the build, so a formatting slip fails in the first minutes
+if [[ "${PEP_GATES:-1}" != 0 ]]; then
+	say "gates: tools/gates.sh"
+	rc=0
+	run "$PEP_LOGS/gates.log" tools/gates.sh || rc=$?
+	add_counts "$(tap_count <"$PEP_LOGS/gates.log")" "$rc"
 fi
 
 # --- 2. build

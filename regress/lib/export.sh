@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # regress/lib/export.sh: what the failure, phase and soak harnesses share.
 #
 # Sourced after lib/tap.sh, with WORK set to the harness's scratch directory

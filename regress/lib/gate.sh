@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # regress/lib/gate.sh: a gate that holds a query source's export midway, for
 # the harnesses that must see an export mid-flight and then let it go on.
 #

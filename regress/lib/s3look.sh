@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # regress/lib/s3look.sh: one S3Look per harness run, asked over loopback TCP.
 #
 # Sourced by the object-store harnesses (t_s3.sh, t_s3_sweep.sh,

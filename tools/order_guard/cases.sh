@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tools/order_guard/cases.sh: what tools/order_guard.sh must report in SQL
 # held by shell strings and here-documents (each line marked
 # ORDER_GUARD_FINDS) and must not (every other line). Never run.

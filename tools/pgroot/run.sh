@@ -340,7 +340,7 @@ phase_end build
 
 phase "tests: tools/test.sh"
 rc=0
-logged "$LOGS/tests.log" in_root "${ENV[@]}" PEP_SKIP_DEPS=1 PEP_SKIP_BUILD=1 PEP_KEEP_CLUSTER=1 \
+logged "$LOGS/tests.log" in_root "${ENV[@]}" PEP_SKIP_DEPS=1 PEP_SKIP_BUILD=1 PEP_GATES=0 PEP_KEEP_CLUSTER=1 \
 	PEP_PORT="$PORT" PEP_TMP="$IN_TMP" PEP_LOGS="$IN_LOGS" \
 	PEP_SUITES="${PEP_SUITES:-pgtap installcheck readback harness}" ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
 	${PEP_SOAK_EXPORTS:+PEP_SOAK_EXPORTS="$PEP_SOAK_EXPORTS"} \

@@ -47,6 +47,8 @@ public final class S3Warmup {
    * with given settings and once through the standard chain; the sink writes into uploads after.
    * Without a loopback interface it trains nothing and says so.
    */
+  // The loopback server is a resource only for its lifetime: it answers while the exports run.
+  @SuppressWarnings("try")
   public static void train(BatchSink sink, int rows) throws IOException {
     ServerSocket socket;
     try {

@@ -15,6 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 
+// close() waits for S3Proxy's process to end, so it may throw InterruptedException, which javac's
+// "try" lint warns of in a resource.
+@SuppressWarnings("try")
 final class S3ProxyServer implements AutoCloseable {
   private final Path dir;
   private final Map<String, String> env = new HashMap<>();

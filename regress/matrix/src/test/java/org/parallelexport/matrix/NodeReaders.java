@@ -74,7 +74,7 @@ final class NodeReaders {
     }
     JsonNode doc = json.readTree(new String(out, StandardCharsets.UTF_8));
     Map<String, String> v = new LinkedHashMap<>();
-    doc.get("versions").fields().forEachRemaining(e -> v.put(e.getKey(), e.getValue().asText()));
+    doc.get("versions").properties().forEach(e -> v.put(e.getKey(), e.getValue().asText()));
     versions = v;
     List<FileReads> result = new ArrayList<>();
     for (JsonNode file : doc.get("files")) {
@@ -117,7 +117,8 @@ final class NodeReaders {
 
   private static Map<String, Reader.Read> columns(JsonNode reader) {
     Map<String, Reader.Read> cols = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = reader.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = reader.properties().iterator();
+        it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode col = e.getValue();
       if (col.has("error")) {
@@ -164,7 +165,7 @@ final class NodeReaders {
     }
     if (n.has("$o")) {
       Map<String, Object> m = new LinkedHashMap<>();
-      n.get("$o").fields().forEachRemaining(e -> m.put(e.getKey(), decode(e.getValue())));
+      n.get("$o").properties().forEach(e -> m.put(e.getKey(), decode(e.getValue())));
       return m;
     }
     return "<" + n + ">";

@@ -8,6 +8,9 @@ import java.util.Map;
  * export (a file, a Hive-partitioned tree, an s3:// prefix: see {@link Source}) on its own, with
  * the id column, so one column it cannot read does not hide the others.
  */
+// A reader's close may wait for a process (javac's "try" lint would have close() never throw
+// InterruptedException, which that wait must be able to).
+@SuppressWarnings("try")
 interface Reader extends AutoCloseable {
   /** The name the matrix shows, with the version under test. */
   String name();

@@ -37,6 +37,9 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * presigns the GET URLs hyparquet fetches. The filesystem backend keeps an object as a plain file
  * in the bucket's folder, which the readers that cannot reach S3 here read instead.
  */
+// close() waits for S3Proxy's process to end, so it may throw InterruptedException, which javac's
+// "try" lint warns of in a resource.
+@SuppressWarnings("try")
 final class S3Lake implements AutoCloseable {
   static final String BUCKET = "matrix";
   static final String SERVER = "pep_matrix_s3";

@@ -121,7 +121,7 @@ final class ReferenceExporter {
         long rows;
         try (OutputStream out = Files.newOutputStream(csv)) {
           rows =
-              ((PGConnection) pg.unwrap(PGConnection.class))
+              pg.unwrap(PGConnection.class)
                   .getCopyAPI()
                   .copyOut(
                       "COPY (SELECT "
