@@ -22,7 +22,9 @@
  * target, names each part before the sink creates it, and reports each
  * part it finished.
  *
- * An operation left NULL has nothing to do for that target.
+ * Required: guard, begin, estimate_shm, initialize_shm, commit and cleanup
+ * of the leader's table, open, enter_folder and name_part of a worker's.
+ * Any other operation left NULL has nothing to do for that target.
  *
  * IDENTIFICATION
  *	  extension/pep_target.h
