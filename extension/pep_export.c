@@ -7,17 +7,19 @@
  * directory guard has accepted the target (and only then), it registers
  * pep_export_cleanup with PG_ENSURE_ERROR_CLEANUP, so that a cancel, an
  * ERROR in the leader or in any worker, statement_timeout, or a FATAL such
- * as pg_terminate_backend all run the same cleanup.  Inside, it takes the
- * staging lock, creates the staging directory, launches the workers through
- * a ParallelContext (the way parallel CREATE INDEX does), streams rows to
+ * as pg_terminate_backend all run the same cleanup.  Inside, it begins the
+ * output target (pep_target.h; a directory's takes the staging lock and
+ * creates the staging directory), launches the workers through a
+ * ParallelContext (the way parallel CREATE INDEX does), streams rows to
  * them for query sources, waits for them, and publishes.
  *
  * The cleanup callback runs while the workers may still be alive (on ERROR
  * before AbortCurrentTransaction, on FATAL before ShutdownPostgres).  It
  * therefore terminates the workers and waits for them to exit before it
  * removes a single file, so no worker can create a file after cleanup.  It
- * then removes exactly the ledger's files, the staging directory and the
- * lock (pep_output_remove), and never throws.  It does not run on PANIC,
+ * then has the target remove what the export made (a directory's: exactly
+ * the ledger's files, the staging directory and the lock,
+ * pep_output_remove), and never throws.  It does not run on PANIC,
  * SIGKILL or crash restart: the flock-owned staging area and the sweep in
  * pep_output.c cover those.
  *
@@ -75,10 +77,9 @@
 #include "pep_partition.h"
 #include "pep_progress.h"
 #include "pep_route.h"
-#include "pep_s3export.h"
-#include "pep_s3ledger.h"
 #include "pep_shared.h"
 #include "pep_stream.h"
+#include "pep_target.h"
 
 /* Rows per batch handed to Java, and the cap on its fixed-width bytes. */
 #define PEP_BATCH_ROWS			4096
@@ -89,15 +90,11 @@
 /* Everything the leader keeps for one export; the cleanup callback's argument. */
 typedef struct PEPExport
 {
-	PEPOutput	out;			/* the output protocol's state */
+	PEPTarget  *target;			/* where the parts go (pep_target.h) */
 	PEPJvmConfig jvm;			/* how the workers start their JVM, checked */
 	ParallelContext *pcxt;		/* the workers, once created */
 	PEPShared  *shared;			/* shared state in the DSM */
 	PEPLedger  *ledger;			/* the ledger in the DSM */
-	PEPS3Target *s3target;		/* an object-store target, or NULL for a directory */
-	PEPS3Shared *s3;			/* its shared state in the DSM */
-	PEPS3Ledger s3ledger;		/* its ledger file, locked (fd -1 if not) */
-	bool		s3ledger_begun; /* the file holds this export's record */
 	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
 	Snapshot	snapshot;		/* registered snapshot the scans use */
 	int			npartition;		/* partition_by levels, 0: none */
@@ -106,9 +103,9 @@ typedef struct PEPExport
 } PEPExport;
 
 /*
- * Terminate every launched worker and wait until each has exited.  An
- * object-store export's workers order their exit paths among themselves
- * (pep_s3worker.c), so they all go at once.
+ * Terminate every launched worker and wait until each has exited.  Workers
+ * that stay for publication may order their exit paths among themselves
+ * (an object store's do, pep_s3worker.c), so they all go at once.
  */
 static void
 pep_terminate_workers(ParallelContext *pcxt)
@@ -119,30 +116,6 @@ pep_terminate_workers(ParallelContext *pcxt)
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		if (pcxt->worker[i].bgwhandle != NULL)
 			(void) WaitForBackgroundWorkerShutdown(pcxt->worker[i].bgwhandle);
-}
-
-/*
- * The ledger file after a failed object-store export, its workers gone:
- * removed when every worker undid all it made, else kept (the lock
- * released) for the next export or the sweep function, with a WARNING.  A
- * dead record not swept yet is simply kept.
- */
-static void
-pep_export_cleanup_s3(PEPExport *ex)
-{
-	if (ex->s3ledger_begun && (ex->s3 == NULL || pep_s3_all_undone(ex->shared, ex->s3)))
-	{
-		pep_s3ledger_remove(&ex->s3ledger);
-		return;
-	}
-	pep_s3ledger_release(&ex->s3ledger);
-	if (ex->s3ledger_begun)
-		ereport(WARNING,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("objects or uploads of the failed export into \"%s\" may be left", ex->s3target->url),
-				 errdetail("Its record stays in \"%s\".", pep_s3ledger_path(&ex->s3ledger)),
-				 errhint("The next export into the same target removes them, or call parallel_export_parquet_sweep('%s').",
-						 ex->s3target->url)));
 }
 
 /*
@@ -160,11 +133,7 @@ pep_export_cleanup(int code, Datum arg)
 	pep_progress_phase(PEP_PHASE_CLEANING_UP);
 	if (ex->pcxt != NULL)
 		pep_terminate_workers(ex->pcxt);
-	/* An object-store export's workers undid their own objects as they exited. */
-	if (ex->s3target == NULL)
-		pep_output_remove(&ex->out, ex->ledger);
-	else
-		pep_export_cleanup_s3(ex);
+	ex->target->methods->cleanup(ex->target, ex->shared, ex->ledger);
 	if (ex->pcxt != NULL)
 	{
 		pep_progress_segment(NULL);
@@ -265,16 +234,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(PEPColumn) * src->ncolumns);
 	shm_toc_estimate_chunk(&pcxt->estimator, pep_ledger_size(ledger_capacity, ledger_names));
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
-	if (ex->s3target != NULL)
-	{
-		shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(ex->s3target, ledger_capacity));
-		shm_toc_estimate_keys(&pcxt->estimator, 1);
-	}
-	if (ex->s3target != NULL && ex->npartition > 0)
-	{
-		shm_toc_estimate_chunk(&pcxt->estimator, pep_leaf_set_size(pep_max_partitions));
-		shm_toc_estimate_keys(&pcxt->estimator, 1);
-	}
+	ex->target->methods->estimate_shm(ex->target, pcxt, ledger_capacity, ex->npartition);
 	if (nleaves > 0)
 	{
 		shm_toc_estimate_chunk(&pcxt->estimator, scan_size);
@@ -295,15 +255,8 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	shared->nleaves = nleaves;
 	shared->relid = src->relid;
 	shared->batch_rows = pep_batch_rows(src);
-	if (ex->s3target != NULL)
-		strlcpy(shared->target, ex->s3target->url, MAXPGPATH);
-	else
-	{
-		strlcpy(shared->staging, ex->out.staging, MAXPGPATH);
-		shared->staging_dev = (uint64) ex->out.staging_st.st_dev;
-		shared->staging_ino = (uint64) ex->out.staging_st.st_ino;
-		strlcpy(shared->target, ex->out.target, MAXPGPATH);
-	}
+	shared->target_kind = ex->target->methods->kind;
+	strlcpy(shared->target, ex->target->display, MAXPGPATH);
 	strlcpy(shared->source, src->display, sizeof(shared->source));
 	shared->jvm = ex->jvm;
 	if (strlcpy(shared->writer_options, writer_options, sizeof(shared->writer_options)) >=
@@ -333,21 +286,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	pep_ledger_init(ex->ledger, ledger_capacity, ledger_names);
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_LEDGER, ex->ledger);
 
-	/* The settings, secret included, go into the DSM and nowhere else. */
-	if (ex->s3target != NULL)
-	{
-		ex->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc,
-													 pep_s3_shared_size(ex->s3target, ledger_capacity)),
-									ex->s3target, ledger_capacity, ex->out.overwrite,
-									pep_s3ledger_path(&ex->s3ledger), ex->s3ledger.dead);
-		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_S3, ex->s3);
-	}
-	/* An object store has no folders whose mkdirat counts its leaves once: this set does. */
-	if (ex->s3target != NULL && ex->npartition > 0)
-		shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_LEAF_SET,
-					   pep_leaf_set_init(shm_toc_allocate(pcxt->toc,
-														  pep_leaf_set_size(pep_max_partitions)),
-										 pep_max_partitions));
+	ex->target->methods->initialize_shm(ex->target, pcxt, shared, ledger_capacity, ex->npartition);
 
 	if (nleaves > 0)
 	{
@@ -417,7 +356,8 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
  * CHECK_FOR_INTERRUPTS rethrows it); a worker that stopped without a word
  * is left to WaitForParallelWorkersToFinish, which reports it.  Workers
  * broadcast on the condition variable when they are done, so the wait ends
- * at once.  An object-store export's workers stay for publication.
+ * at once.  Workers of a target whose workers_stay is set stay for
+ * publication.
  */
 static void
 pep_export_wait(PEPExport *ex)
@@ -447,7 +387,7 @@ pep_export_wait(PEPExport *ex)
 										   WAIT_EVENT_PARALLEL_FINISH);
 	}
 	ConditionVariableCancelSleep();
-	if (ex->s3target == NULL || stopped)
+	if (!ex->target->methods->workers_stay || stopped)
 		WaitForParallelWorkersToFinish(pcxt);
 	pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
 }
@@ -487,8 +427,7 @@ pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz sta
 
 	memset(summary, 0, sizeof(PEPSummary));
 	strlcpy(summary->source, src->display, sizeof(summary->source));
-	strlcpy(summary->directory, ex->s3target != NULL ? ex->s3target->url : ex->out.target,
-			sizeof(summary->directory));
+	strlcpy(summary->directory, ex->target->display, sizeof(summary->directory));
 	summary->rows = rows;
 	summary->workers = ex->pcxt->nworkers_launched;
 	for (int i = 0; i < summary->workers; i++)
@@ -568,17 +507,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	pep_java_prepare(&ex->jvm, src->rows * src->ncolumns / nworkers);
 
 	/* Guard first: a rejected target is never reached by the cleanup. */
-	if (pep_s3_is_target(directory))
-	{
-		ex->s3target = palloc0(sizeof(PEPS3Target));
-		pep_s3_target_resolve(ex->s3target, directory, opts->s3_server);
-		ex->out.overwrite = opts->overwrite;
-		ex->out.parent_fd = ex->out.lock_fd = ex->out.staging_fd = -1;
-		/* A transient file: an error before the cleanup is registered closes it. */
-		(void) pep_s3ledger_open(&ex->s3ledger, ex->s3target, true);
-	}
-	else
-		pep_output_guard(&ex->out, directory, opts->overwrite);
+	ex->target = pep_target_for(directory)->guard(directory, opts);
 
 	ex->snapshot = RegisterSnapshot(GetActiveSnapshot());
 	pep_progress_start(src->relid, src->pages);
@@ -588,26 +517,11 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		shm_mq_handle **queues = NULL;
 		uint64		sent = 0;
 
-		if (ex->s3target == NULL)
-		{
-			pep_output_lock(&ex->out);
-			pep_output_create_staging(&ex->out);
-		}
-		else if (!ex->s3ledger.dead)
-		{
-			pep_s3ledger_begin(&ex->s3ledger, ex->s3target);
-			ex->s3ledger_begun = true;
-		}
+		ex->target->methods->begin(ex->target);
 		pep_fault_pause(&fault, PEP_PAUSE_STARTING);
 		pep_export_launch(ex, src, nworkers, writer_options, opts->file_size_bytes, &queues);
-		/* A dead record: worker 0 sweeps it before this export's record begins. */
-		if (ex->s3target != NULL && ex->s3ledger.dead)
-		{
-			pep_s3_wait_swept(ex->shared, ex->s3, ex->pcxt);
-			pep_s3ledger_begin(&ex->s3ledger, ex->s3target);
-			ex->s3ledger_begun = true;
-			pep_s3_ledger_ready(ex->shared, ex->s3);
-		}
+		if (ex->target->methods->launched != NULL)
+			ex->target->methods->launched(ex->target, ex->shared, ex->pcxt);
 		pep_progress_phase(PEP_PHASE_WRITING);
 
 		if (src->plan != NULL)
@@ -624,43 +538,20 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 		pep_export_wait(ex);
 		rows = pep_export_collect(ex, src->plan != NULL, sent);
 		pep_progress_phase(PEP_PHASE_PUBLISHING);
-		if (ex->s3target == NULL)
-			pep_output_seal(&ex->out, ex->ledger);
+		if (ex->target->methods->seal != NULL)
+			ex->target->methods->seal(ex->target, ex->ledger);
 		pep_fault_pause(&fault, PEP_PAUSE_PUBLISHING);
 		if (strcmp(fault.point, "publish_error") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("injected fault during publication")));
-		if (ex->s3target != NULL)
-			pep_s3_publish(ex->shared, ex->s3, ex->pcxt, &fault);
+		if (ex->target->methods->publish != NULL)
+			ex->target->methods->publish(ex->target, ex->shared, ex->pcxt, &fault);
 
 		/* The commit point: see the file header. */
 		CHECK_FOR_INTERRUPTS();
 		HOLD_INTERRUPTS();
-		if (ex->s3target != NULL)
-		{
-			/* Recorded before the workers hear of it: a failure here still undoes all. */
-			pep_s3ledger_append(&ex->s3ledger, PEP_S3LEDGER_COMMITTED);
-			if (pep_s3_commit(ex->shared, ex->s3, ex->pcxt))
-				pep_s3ledger_remove(&ex->s3ledger);
-			else
-			{
-				/* Its "previous" manifest names the replaced parts for the sweep. */
-				pep_s3ledger_release(&ex->s3ledger);
-				ereport(WARNING,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("parts of the export replaced in \"%s\" may be left", ex->s3target->url),
-						 errdetail("The export is complete.  Its record stays in \"%s\".",
-								   pep_s3ledger_path(&ex->s3ledger)),
-						 errhint("The next export into the same target removes them, or call parallel_export_parquet_sweep('%s').",
-								 ex->s3target->url)));
-			}
-		}
-		else
-		{
-			pep_output_publish(&ex->out);
-			pep_output_release(&ex->out);
-		}
+		ex->target->methods->commit(ex->target, ex->shared, ex->pcxt);
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 

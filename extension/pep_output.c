@@ -36,7 +36,7 @@
  * these checks is refused up front (a lock file, a dead staging directory
  * or a target to overwrite that this server's exports cannot have made) or
  * left in place with a WARNING (during cleanup), never entered or removed.
- * Workers reach the staging directory the same way (see pep_worker.c).
+ * Workers reach the staging directory the same way (see pep_dirtarget.c).
  *
  * Cleanup after a failure removes exactly the names in the export's ledger
  * from its staging directory, then the staging directory and the lock

@@ -23,11 +23,14 @@
  * text, so the shortcut never changes a row's folder; two keys of one
  * folder (a numeric stored in two forms) both lead to it.
  *
- * Folders are made the first time this worker meets them, level by level,
- * inside the staging directory only: each is entered in the ledger first
- * (its name and parent entry), then made with mkdirat relative to its
- * parent, which is opened from the worker's staging descriptor one segment
- * at a time without following links (pep_ledger_open_folder).  A folder
+ * Folders are entered the first time this worker meets them, level by
+ * level, in the ledger first (its name and parent entry), and then handed
+ * to the output target (pep_target.h, enter_folder), which says whether
+ * the export met the folder for the first time.  A directory target
+ * (pep_dirtarget.c) makes each inside the staging directory only, with
+ * mkdirat relative to its parent, which is opened from the worker's
+ * staging descriptor one segment at a time without following links
+ * (pep_ledger_open_folder).  A folder
  * another worker made first (EEXIST) is used as it is; its entry here
  * stays uncreated, so cleanup removes it once, through the maker's entry.
  * The leaf folders are counted where mkdirat succeeds, exactly once per
@@ -47,10 +50,6 @@
  */
 #include "postgres.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "access/tupmacs.h"
 #include "common/hashfn.h"
 #include "lib/stringinfo.h"
@@ -66,6 +65,7 @@
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_route.h"
+#include "pep_target.h"
 
 /*
  * A round: at most this many batches of rows, and this many bytes of them.
@@ -105,8 +105,7 @@ struct PEPRoute
 {
 	PEPShared  *shared;			/* the export's shared state */
 	PEPLedger  *ledger;			/* the export's ledger */
-	int			staging_fd;		/* the worker's staging descriptor; -1: object store */
-	PEPLeafSet *leaf_set;		/* an object store's leaves met, or NULL */
+	PEPWorkerTarget *target;	/* where the folders are made, if the store has them */
 	int			nlevels;		/* folder levels */
 	PEPPartitionLevel levels[PEP_MAX_PARTITION_LEVELS];	/* how each is named */
 	HTAB	   *folders;		/* PEPLeaf by path: every folder met */
@@ -165,7 +164,7 @@ pep_leaf_set_init(void *space, int max_partitions)
  * PEPShared.mutex.  The set never fills: the count it feeds fails the
  * export at max_partitions, half its slots.
  */
-static bool
+bool
 pep_leaf_set_add(PEPLeafSet *set, const char *path)
 {
 	uint64		hash = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
@@ -199,7 +198,7 @@ pep_key_match(const void *key1, const void *key2, Size keysize)
 
 PEPRoute *
 pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns, TupleDesc desc,
-				 int staging_fd, PEPLeafSet *leaf_set)
+				 PEPWorkerTarget *target)
 {
 	PEPRoute   *route = palloc0(sizeof(PEPRoute));
 	HASHCTL		ctl;
@@ -207,8 +206,7 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 
 	route->shared = shared;
 	route->ledger = ledger;
-	route->staging_fd = staging_fd;
-	route->leaf_set = leaf_set;
+	route->target = target;
 	route->nlevels = shared->npartition;
 	for (int i = 0; i < route->nlevels; i++)
 		pep_partition_level_init(&route->levels[i], &columns[shared->partition_columns[i]]);
@@ -239,20 +237,17 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 }
 
 /*
- * Count a leaf folder this worker made, or for an object store one that no
- * worker had met (path is the leaf's); the export's limit is checked here.
+ * Count a leaf folder that no worker of the export had met; the export's
+ * limit is checked here.
  */
 static void
-pep_route_count_leaf(PEPRoute *route, const char *path)
+pep_route_count_leaf(PEPRoute *route)
 {
 	PEPShared  *shared = route->shared;
 	int			n;
-	bool		first = true;
 
 	SpinLockAcquire(&shared->mutex);
-	if (route->leaf_set != NULL)
-		first = pep_leaf_set_add(route->leaf_set, path);
-	n = first ? ++shared->partitions : 0;
+	n = ++shared->partitions;
 	SpinLockRelease(&shared->mutex);
 	if (n > shared->max_partitions)
 		ereport(ERROR,
@@ -261,43 +256,6 @@ pep_route_count_leaf(PEPRoute *route, const char *path)
 				 errdetail("The columns of partition_by have more distinct values than that."),
 				 errhint("Partition by columns with fewer distinct values, or ask a superuser to raise \"%s\".",
 						 "parallel_export_parquet.max_partitions")));
-}
-
-/*
- * Make the folder of ledger entry entry, called name, in the folder of
- * parent_entry, unless another worker made it first.
- */
-static void
-pep_route_make_folder(PEPRoute *route, const char *path, const char *name, int parent_entry,
-					  int entry, bool leaf)
-{
-	int			parent_fd = pep_ledger_open_folder(route->staging_fd, route->ledger, parent_entry);
-
-	if (parent_fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open partition folder of \"%s/%s\": %m",
-						route->shared->staging, path)));
-	if (mkdirat(parent_fd, name, S_IRWXU) == 0)
-	{
-		close(parent_fd);
-		pep_ledger_created(route->ledger, entry);
-		if (leaf)
-			pep_route_count_leaf(route, path);
-	}
-	else
-	{
-		int			save_errno = errno;
-
-		close(parent_fd);
-		errno = save_errno;
-		/* Another worker made it; pep_ledger_open_folder checks it before use. */
-		if (save_errno != EEXIST)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not create directory \"%s/%s\": %m",
-							route->shared->staging, path)));
-	}
 }
 
 /*
@@ -319,13 +277,9 @@ pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *p
 		return folder;
 
 	entry = pep_ledger_enter(route->ledger, PEP_LEDGER_FOLDER, parent_entry, name);
-	if (route->staging_fd < 0)
-	{
-		if (leaf)
-			pep_route_count_leaf(route, path);
-	}
-	else
-		pep_route_make_folder(route, path, name, parent_entry, entry, leaf);
+	if (route->target->methods->enter_folder(route->target, route->ledger, path, name,
+											 parent_entry, entry, leaf) && leaf)
+		pep_route_count_leaf(route);
 
 	folder = hash_search(route->folders, path, HASH_ENTER, &found);
 	folder->entry = entry;

@@ -38,11 +38,13 @@ typedef struct PEPLeaf
 
 typedef struct PEPRoute PEPRoute;
 typedef struct PEPLeafSet PEPLeafSet;
+struct PEPWorkerTarget;
 
 extern Size pep_leaf_set_size(int max_partitions);
 extern PEPLeafSet *pep_leaf_set_init(void *space, int max_partitions);
+extern bool pep_leaf_set_add(PEPLeafSet *set, const char *path);
 extern PEPRoute *pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
-								  TupleDesc desc, int staging_fd, PEPLeafSet *leaf_set);
+								  TupleDesc desc, struct PEPWorkerTarget *target);
 extern bool pep_route_add(PEPRoute *route, Datum *values, bool *isnull);
 extern int	pep_route_group(PEPRoute *route, PEPLeaf ***leaves);
 extern void pep_route_row(PEPRoute *route, PEPLeaf *leaf, int i, Datum **values, bool **isnull);

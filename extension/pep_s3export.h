@@ -24,8 +24,6 @@
 #include "pep_shared.h"
 #include "pep_s3target.h"
 
-#define PARALLEL_KEY_PEP_S3		UINT64CONST(0xA000000000000006)
-
 /* 12 hex digits, random per export, in every part name. */
 #define PEP_S3_EXPORT_ID_LEN	12
 

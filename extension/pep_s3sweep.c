@@ -48,8 +48,6 @@
 #include "pep_s3sweep.h"
 #include "pep_shared.h"
 
-#define PARALLEL_KEY_PEP_SWEEP	UINT64CONST(0xA000000000000010)
-
 /* What the caller hands its sweep worker, and what the worker reports back. */
 typedef struct PEPSweepShared
 {

@@ -28,13 +28,31 @@
 #include "pep_jvm.h"
 #include "pep_types.h"
 
-/* DSM keys of the export's parallel context */
+/*
+ * DSM keys of the extension's parallel contexts, all of them: one
+ * registry, so no two chunks can share a key.  A target's own chunks
+ * (pep_target.h) are under the target's keys.
+ */
 #define PARALLEL_KEY_PEP_SHARED		UINT64CONST(0xA000000000000001)
 #define PARALLEL_KEY_PEP_COLUMNS	UINT64CONST(0xA000000000000002)
 #define PARALLEL_KEY_PEP_SCANS		UINT64CONST(0xA000000000000003)
 #define PARALLEL_KEY_PEP_QUEUES		UINT64CONST(0xA000000000000004)
 #define PARALLEL_KEY_PEP_LEDGER		UINT64CONST(0xA000000000000005)
+/* an object-store target's PEPS3Shared (pep_s3export.h) */
+#define PARALLEL_KEY_PEP_S3			UINT64CONST(0xA000000000000006)
+/* a directory target's PEPDirShared (pep_dirtarget.c) */
+#define PARALLEL_KEY_PEP_DIRECTORY	UINT64CONST(0xA000000000000007)
+/* an object-store target's leaves met by all workers (pep_route.c) */
 #define PARALLEL_KEY_PEP_LEAF_SET	UINT64CONST(0xA00000000000000E)
+/* the sweep function's context (pep_s3sweep.c) */
+#define PARALLEL_KEY_PEP_SWEEP		UINT64CONST(0xA000000000000010)
+
+/* Which output target an export writes to (pep_target.h). */
+typedef enum PEPTargetKind
+{
+	PEP_TARGET_DIRECTORY,		/* a server directory, pep_dirtarget.c */
+	PEP_TARGET_OBJECT_STORE		/* s3://bucket/prefix, pep_s3methods.c */
+} PEPTargetKind;
 
 /* The most leaf relations a partitioned source may have. */
 #define PEP_MAX_LEAVES			8192
@@ -110,10 +128,8 @@ typedef struct PEPShared
 	Oid			leaves[PEP_MAX_LEAVES];	/* relations whose heaps are scanned */
 	Size		scan_offsets[PEP_MAX_LEAVES];	/* their ParallelTableScanDesc in the scan area */
 	int			batch_rows;		/* rows per batch handed to Java */
-	char		staging[MAXPGPATH];	/* staging directory the parts go to */
-	uint64		staging_dev;	/* its st_dev, as the leader created it */
-	uint64		staging_ino;	/* and its st_ino: workers write only there */
-	char		target[MAXPGPATH];	/* directory the export publishes to */
+	PEPTargetKind target_kind;	/* which implementation the workers use */
+	char		target[MAXPGPATH];	/* what the export publishes to, for people */
 	char		source[1024];	/* the source as messages name it */
 	PEPJvmConfig jvm;			/* how a worker starts its JVM, checked by the leader */
 	char		writer_options[8192];	/* key=value lines for BatchSink */

@@ -16,12 +16,12 @@
  * the last worker to finish writes one empty part so that the schema is
  * still published.  Every part name is entered into the ledger before the
  * file is created (see pep_export.c for why), and marked created after.
- * Parts are created only inside the staging directory the leader made,
+ * Where a part goes is the output target's (pep_target.h): a directory's
+ * parts are created only inside the staging directory the leader made,
  * reached through a descriptor this worker holds, never by its name
- * (pep_worker_open_staging).  For an object-store target there is no
- * staging directory: each part is a multipart upload under the prefix that
- * stays pending until publication, and after writing the worker stays for
- * the publication phases (pep_s3worker.c).
+ * (pep_dirtarget.c); an object store's are multipart uploads that stay
+ * pending until publication, for which its workers stay after writing
+ * (pep_s3methods.c).
  *
  * IDENTIFICATION
  *	  extension/pep_worker.c
@@ -29,9 +29,6 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
 
 #include "access/table.h"
 #include "access/tableam.h"
@@ -51,16 +48,10 @@
 #include "pep_partition.h"
 #include "pep_progress.h"
 #include "pep_route.h"
-#include "pep_s3export.h"
 #include "pep_shared.h"
 #include "pep_sink.h"
+#include "pep_target.h"
 #include "pep_worker.h"
-
-/*
- * Part bytes written between two writeback requests
- * (pep_worker_start_writeback): about one row group of a typical table.
- */
-#define PEP_WRITEBACK_AFTER (8 * 1024 * 1024)
 
 /* Everything one worker keeps while it runs. */
 typedef struct PEPWorker
@@ -70,18 +61,15 @@ typedef struct PEPWorker
 	PEPWorkerSlot *slot;		/* what this worker reports */
 	PEPBatch   *batch;			/* the batch being filled */
 	PEPSink    *sink;			/* the Java writer */
-	PEPS3Worker *s3;			/* an object-store export's side, or NULL */
+	PEPWorkerTarget *target;	/* where the parts go (pep_target.h) */
 	PEPOpenPart *part;			/* the current part: only's, or its folder's */
 	PEPOpenPart only;			/* the part of an unpartitioned export */
 	PEPFault	fault;			/* injected fault, if any */
 	uint64		part_limit;		/* a part ends past this: file_size_bytes, or what its file holds */
-	int			staging_fd;		/* the leader's staging directory, held open; -1: object store */
-	char		staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
 	MemoryContext row_context;	/* reset after every row */
 	bool		part_open;		/* a part is being written */
 	const PEPColumn *columns;	/* every column of the source */
 	PEPRoute   *route;			/* partition_by: rows by folder; else NULL */
-	PEPLeafSet *leaf_set;		/* an object store's leaves met by all workers */
 	PEPLeaf    *leaf;			/* the folder being written to */
 	PEPLeaf   **slots;			/* the folder of each Java part slot, or NULL */
 	int			nslots;			/* Java part slots */
@@ -96,49 +84,6 @@ pep_worker_error_context(void *arg)
 	errcontext("parallel export worker %d", ParallelWorkerNumber);
 }
 
-/*
- * Open the staging directory the leader created and keep it open for the
- * worker's life.  The path only finds it: it must be the very directory the
- * leader made (st_dev and st_ino in the shared state), so a parent that
- * others can write cannot redirect the parts by swapping the name.  Java
- * then creates each part as /proc/self/fd/N/part-K.parquet: the kernel
- * resolves that link to the open directory itself, not to any name, so a
- * part lands in this directory even if its name is swapped for a link
- * later, and the last component is created with O_CREAT | O_EXCL
- * (CREATE_NEW) and O_NOFOLLOW.  This keeps the Java side a plain path-based
- * OutputFile, and the directory's own bytes never cross into the JVM.  It
- * costs one path lookup per part, not per write: measured, creating and
- * removing a file through /proc/self/fd/N took 0.10 to 0.15 ms, the same as
- * by its path, within the noise.
- */
-static void
-pep_worker_open_staging(PEPWorker *w)
-{
-	const char *staging = w->shared->staging;
-	int			fd = open(staging, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	struct stat via;
-
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open directory \"%s\": %m", staging)));
-	w->staging_fd = fd;
-	if (fstat(fd, &st) != 0 ||
-		(uint64) st.st_dev != w->shared->staging_dev || (uint64) st.st_ino != w->shared->staging_ino)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("staging directory \"%s\" was replaced during the export", staging),
-				 errdetail("It is no longer the directory the exporting backend created.")));
-	snprintf(w->staging_via, sizeof(w->staging_via), "/proc/self/fd/%d", fd);
-	if (stat(w->staging_via, &via) != 0 || via.st_dev != st.st_dev || via.st_ino != st.st_ino)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("could not reach staging directory \"%s\" through \"%s\"",
-						staging, w->staging_via),
-				 errhint("An export needs the proc file system mounted at /proc.")));
-}
-
 static void
 pep_worker_close_part(PEPWorker *w)
 {
@@ -150,8 +95,8 @@ pep_worker_close_part(PEPWorker *w)
 				 errmsg("injected fault while closing a part")));
 	bytes = pep_sink_close_part(w->sink);
 	w->part_open = false;
-	if (w->s3 != NULL)
-		pep_s3w_part_closed(w->s3, w->part->entry, w->part->rows, bytes);
+	if (w->target->methods->part_closed != NULL)
+		w->target->methods->part_closed(w->target, w->part->entry, w->part->rows, bytes);
 	w->slot->bytes += bytes;
 	w->slot->bytes_open = 0;
 	w->slot->parts++;
@@ -220,51 +165,28 @@ pep_worker_take_slot(PEPWorker *w)
 
 /*
  * Open a part in the staging directory, or in the current partition
- * folder, reached from the staging descriptor without following links and
- * held open only until Java has created the file in it; for an object store,
- * an upload under the prefix (its name carries the export id).
+ * folder: where is the output target's, which names it (pep_target.h).
  */
 static void
 pep_worker_open_part(PEPWorker *w)
 {
 	int			folder = w->leaf != NULL ? w->leaf->entry : -1;
 	int			entry = pep_ledger_enter(w->ledger, PEP_LEDGER_PART, folder, NULL);
-	const char *name = pep_ledger_name(w->ledger, entry);
-	char	   *path = NULL;
+	char	   *path;
 	char	   *display_path;
-	int			fd = -1;
 
 	if (w->leaf != NULL)
 		(void) pep_worker_take_slot(w);
-	if (w->s3 != NULL)
-		pep_s3w_name_part(w->s3, w->ledger, entry, &path, &display_path);
-	else if (w->leaf != NULL)
-	{
-		display_path = psprintf("%s/%s/%s", w->shared->staging,
-								pep_name_for_message(w->leaf->path), name);
-		fd = pep_ledger_open_folder(w->staging_fd, w->ledger, folder);
-		if (fd < 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not open directory \"%s/%s\": %m",
-							w->shared->staging, pep_name_for_message(w->leaf->path))));
-	}
-	else
-		display_path = psprintf("%s/%s", w->shared->staging, name);
+	w->target->methods->name_part(w->target, w->ledger, entry, folder,
+								  w->leaf != NULL ? w->leaf->path : NULL, &path, &display_path);
 
 	if (pep_fault_strikes(&w->fault, "open_error", w->shared))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("injected fault while opening part \"%s\"", display_path)));
-	if (fd >= 0)
-	{
-		pep_sink_open_part(w->sink, psprintf("/proc/self/fd/%d/%s", fd, name), display_path);
-		close(fd);
-	}
-	else if (w->s3 != NULL)
-		pep_sink_open_part(w->sink, path, display_path);
-	else
-		pep_sink_open_part(w->sink, psprintf("%s/%s", w->staging_via, name), display_path);
+	pep_sink_open_part(w->sink, path, display_path);
+	if (w->target->methods->part_opened != NULL)
+		w->target->methods->part_opened(w->target);
 	pep_ledger_created(w->ledger, entry);
 	w->part->entry = entry;
 	w->part->rows = 0;
@@ -293,61 +215,6 @@ pep_worker_hang(PEPShared *shared)
 	}
 }
 
-/*
- * Ask the kernel to start writing the current part's dirty pages to disk,
- * without waiting for them, as PostgreSQL's own *_flush_after settings do.
- * Otherwise a part's bytes stay in the page cache until the fsync that
- * closes it (DESIGN.md, "Output protocol"), and a worker then waits for
- * all of them at once, with its CPU idle: about a second for the 800 MB of
- * a 10-million-row export on a disk that writes 750 MB/s.  Started as the
- * part grows, the writing overlaps the encoding and the fsync finds little
- * left.
- *
- * The bytes the previous request covered have been on their way to disk for
- * a whole interval since: the worker waits for any still in flight and
- * drops them from the page cache, as PostgreSQL's bulk writes keep to a ring
- * of buffers.  An export then holds about two intervals of its part in the
- * cache, not the whole output, so a large export does not push the
- * server's cached data out; it runs at the same speed as before
- * (bench/results/writeback.md).
- *
- * The part is reached as Java created it, from the staging descriptor and
- * without following a link.  Only hints: a failure here changes nothing,
- * and the fsync at close reports any write that failed.
- */
-static void
-pep_worker_start_writeback(PEPWorker *w)
-{
-	uint64		previous = w->part->written_back;
-
-	/* counted as asked even if it fails, so a failure is not retried every batch */
-	w->part->written_back = w->slot->bytes_open;
-#ifdef HAVE_SYNC_FILE_RANGE
-	{
-		int			folder_fd = pep_ledger_open_folder(w->staging_fd, w->ledger,
-													   w->leaf != NULL ? w->leaf->entry : -1);
-		int			fd;
-
-		if (folder_fd < 0)
-			return;
-		fd = openat(folder_fd, pep_ledger_name(w->ledger, w->part->entry),
-					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		close(folder_fd);
-		if (fd < 0)
-			return;
-#ifdef USE_POSIX_FADVISE
-		if (previous > 0 &&
-			sync_file_range(fd, 0, (off_t) previous,
-							SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-							SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-			(void) posix_fadvise(fd, 0, (off_t) previous, POSIX_FADV_DONTNEED);
-#endif
-		(void) sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-		close(fd);
-	}
-#endif
-}
-
 static void
 pep_worker_flush(PEPWorker *w)
 {
@@ -365,22 +232,25 @@ pep_worker_flush(PEPWorker *w)
 	pep_batch_reset(w->batch);
 
 	/*
-	 * A part past file_size_bytes, or past what one object-store upload
-	 * holds, is finished; the next batch opens another.
+	 * A part past file_size_bytes, or past what one part of the target
+	 * holds (an object-store upload), is finished; the next batch opens
+	 * another.
 	 */
 	w->slot->bytes_open = pep_sink_part_size(w->sink);
 	if (w->slot->bytes_open >= w->part_limit)
 		pep_worker_close_part(w);
-	else if (w->s3 == NULL &&
-			 w->slot->bytes_open >= w->part->written_back + PEP_WRITEBACK_AFTER)
-		pep_worker_start_writeback(w);
+	else if (w->target->methods->part_grew != NULL)
+		w->target->methods->part_grew(w->target, w->ledger, w->part,
+									  w->leaf != NULL ? w->leaf->entry : -1,
+									  w->slot->bytes_open);
 
 	/*
-	 * An object store's open parts hold their upload buffers, which count in
-	 * partition_memory too and are freed only by finishing the part: the
-	 * sink names the parts to finish (DESIGN.md, "Bounded memory").
+	 * A target's open parts may hold buffers (an object store's uploads),
+	 * which count in partition_memory too and are freed only by finishing
+	 * the part: the sink names the parts to finish (DESIGN.md, "Bounded
+	 * memory").
 	 */
-	if (w->s3 != NULL && w->route != NULL)
+	if (w->target->methods->parts_hold_memory && w->route != NULL)
 	{
 		int			s;
 
@@ -388,8 +258,8 @@ pep_worker_flush(PEPWorker *w)
 			pep_worker_finish_slot(w, s);
 	}
 
-	if (w->s3 != NULL && pep_fault_strikes_at(&w->fault, PEP_S3_FAULT(S3_ERROR), w->batches, w->shared))
-		pep_s3w_inject_fault(w->s3, w->fault.point);
+	if (w->target->methods->batch_written != NULL)
+		w->target->methods->batch_written(w->target, &w->fault, w->batches, w->shared);
 	if (pep_fault_strikes_at(&w->fault, "worker_error", w->batches, w->shared))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -491,7 +361,7 @@ pep_worker_scan(PEPWorker *w, char *scan_area)
 
 	if (shared->npartition > 0)
 		w->route = pep_route_create(shared, w->ledger, w->columns, CreateTupleDescCopy(parent_desc),
-									w->staging_fd, w->leaf_set);
+									w->target);
 
 	for (int i = 0; i < shared->nleaves; i++)
 	{
@@ -544,7 +414,7 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 						   columns[c].typid, columns[c].typmod, 0);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	if (shared->npartition > 0)
-		w->route = pep_route_create(shared, w->ledger, columns, desc, w->staging_fd, w->leaf_set);
+		w->route = pep_route_create(shared, w->ledger, columns, desc, w->target);
 
 	shm_mq_set_receiver(mq, MyProc);
 	mqh = shm_mq_attach(mq, seg, NULL);
@@ -587,10 +457,11 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 
 /*
  * Report this worker's JVM ready and wait for every launched worker's, and
- * for an object-store export until the leader began its ledger record.
+ * until the output target is ready (an object store's: the leader began
+ * its ledger record).
  */
 static void
-pep_worker_start_barrier(PEPShared *shared, PEPS3Shared *s3)
+pep_worker_start_barrier(PEPShared *shared, PEPWorkerTarget *target)
 {
 	SpinLockAcquire(&shared->mutex);
 	shared->nready++;
@@ -605,7 +476,7 @@ pep_worker_start_barrier(PEPShared *shared, PEPS3Shared *s3)
 
 		SpinLockAcquire(&shared->mutex);
 		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched &&
-			(s3 == NULL || s3->ledger_ready);
+			(target->methods->ready == NULL || target->methods->ready(target));
 		SpinLockRelease(&shared->mutex);
 		if (all)
 			break;
@@ -618,7 +489,7 @@ void
 pep_worker_main(dsm_segment *seg, shm_toc *toc)
 {
 	PEPWorker	w;
-	PEPS3Shared *s3;
+	const PEPWorkerTargetMethods *target;
 	PEPColumn  *columns;
 	ErrorContextCallback errcallback;
 	bool		write_empty;
@@ -629,11 +500,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	w.shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, false);
 	w.ledger = shm_toc_lookup(toc, PARALLEL_KEY_PEP_LEDGER, false);
 	columns = shm_toc_lookup(toc, PARALLEL_KEY_PEP_COLUMNS, false);
-	s3 = shm_toc_lookup(toc, PARALLEL_KEY_PEP_S3, true);
-	w.leaf_set = shm_toc_lookup(toc, PARALLEL_KEY_PEP_LEAF_SET, true);
 	w.slot = &w.shared->workers[ParallelWorkerNumber];
 	w.part = &w.only;
-	w.staging_fd = -1;
 	w.slot->pid = MyProcPid;
 	/*
 	 * A name a DBA can find in pg_stat_activity (backend_type stays "parallel
@@ -657,22 +525,14 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	errcallback.previous = error_context_stack;
 	error_context_stack = &errcallback;
 
-	if (s3 == NULL)
-		pep_worker_open_staging(&w);
+	target = pep_target_worker_methods(w.shared->target_kind);
+	w.target = target->open(w.shared, toc);
 	pep_fault_parse(&w.fault);
 
 	pep_jvm_start(&w.shared->jvm);
-	/* First: its client and worker 0's checks get going while the sink is set up. */
-	if (s3 != NULL)
-	{
-		w.s3 = pep_s3w_open(w.shared, s3);
-		if (pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SUCCESS_LOST), ParallelWorkerNumber) ||
-			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber) ||
-			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_CONDITIONS_501), ParallelWorkerNumber) ||
-			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_DELETE_DENIED), ParallelWorkerNumber) ||
-			pep_fault_is(&w.fault, PEP_S3_FAULT(S3_SMALL_UPLOADS), ParallelWorkerNumber))
-			pep_s3w_inject_fault(w.s3, w.fault.point);
-	}
+	/* First: a target's session and worker 0's checks get going while the sink is set up. */
+	if (target->start != NULL)
+		target->start(w.target, &w.fault);
 	w.columns = columns;
 	file_columns = columns;
 	nfile_columns = w.shared->ncolumns;
@@ -690,23 +550,16 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	}
 	w.row_context = AllocSetContextCreate(CurrentMemoryContext, "parallel export row",
 										  ALLOCSET_DEFAULT_SIZES);
-	if (s3 != NULL)
-		pep_s3w_attach(w.s3, w.sink);
+	if (target->attach != NULL)
+		target->attach(w.target, w.sink);
 	w.part_limit = pep_sink_part_size_limit(w.sink);
 	if (w.shared->file_size_bytes > 0)
 		w.part_limit = Min(w.part_limit, (uint64) w.shared->file_size_bytes);
-	if (s3 != NULL)
-	{
-		/* Worker 0 checks the target before it reports ready: no row is read before. */
-		if (ParallelWorkerNumber == 0)
-		{
-			if (s3->sweep)
-				pep_s3w_sweep(w.s3);
-			pep_s3w_check_target(w.s3);
-		}
-	}
+	/* Worker 0 checks the target before it reports ready: no row is read before. */
+	if (ParallelWorkerNumber == 0 && target->check != NULL)
+		target->check(w.target);
 
-	pep_worker_start_barrier(w.shared, s3);
+	pep_worker_start_barrier(w.shared, w.target);
 
 	if (w.shared->nleaves > 0)
 	{
@@ -741,8 +594,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	SpinLockRelease(&w.shared->mutex);
 	ConditionVariableBroadcast(&w.shared->cv);
 
-	if (w.s3 != NULL)
-		pep_s3w_publish(w.s3, w.ledger, &w.fault);
+	if (target->publish != NULL)
+		target->publish(w.target, w.ledger, &w.fault);
 
 	error_context_stack = errcallback.previous;
 }

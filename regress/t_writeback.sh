@@ -3,7 +3,7 @@
 # and leave the page cache behind them.
 #
 # A worker asks the kernel to start writing its part back every 8 MB the
-# part grows (pep_worker_start_writeback), so the fsync that closes the part
+# part grows (pep_dir_part_grew in pep_dirtarget.c), so the fsync that closes the part
 # finds little left to write, and drops what the request before covered from
 # the page cache, so an export holds about two intervals of its part there,
 # not the whole output.  Both are hints whose errors are ignored, so only
