@@ -29,8 +29,8 @@
  * The attach options (-XX:-DisableAttachMechanism) are allowed.  A worker
  * dies the crash way on SIGQUIT, which jcmd sends when it finds no attach
  * socket, whatever the options say; attach is what lets a diagnostic tool
- * reach a worker without that signal (README, "Attaching a JVM tool to a
- * worker").
+ * reach a worker without that signal (docs/settings.md, "Attaching a JVM
+ * tool to a worker").
  *
  * HotSpot's rule that the last of repeated options wins is followed.
  * Whatever the check cannot foresee still fails only the export: the worker

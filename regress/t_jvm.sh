@@ -6,7 +6,7 @@
 #     what HotSpot would refuse or abort on (sizes, their relations, two
 #     collectors, options that end a worker other than with an error), with a
 #     detail naming the option; sound values are accepted;
-#   - its built-in default is the one the README's settings table shows;
+#   - its built-in default is the one the settings table of docs/settings.md shows;
 #   - a bad value set before the library is loaded, or in postgresql.conf,
 #     is dropped with a WARNING when the library loads, and the export runs
 #     with the default;
@@ -84,15 +84,15 @@ ok $? "premise: a witness session ($witness_before) and the checkpointer ($check
 [[ "$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/control', 1)")" == 1000 ]]
 ok $? "control: with the default options the export succeeds"
 
-# The default is the one the README's settings table documents, word for
+# The default is the one the settings table of docs/settings.md documents, word for
 # word (the compiled-in value: boot_val, whatever postgresql.conf says).
-readme_default=$(awk -F'|' '$2 ~ /^ `parallel_export_parquet\.jvm_options` $/ { gsub(/^ `|` $/, "", $3); print $3 }' \
-	"$here/../README.md")
+doc_default=$(awk -F'|' '$2 ~ /^ `parallel_export_parquet\.jvm_options` $/ { gsub(/^ `|` $/, "", $3); print $3 }' \
+	"$here/../docs/settings.md")
 boot_default=$(sql "LOAD 'parallel_export_parquet';
 	SELECT boot_val FROM pg_settings WHERE name = 'parallel_export_parquet.jvm_options'")
-[[ -n "$readme_default" && "$boot_default" == "$readme_default" ]]
-ok $? "the default jvm_options are the README's" "built in: $boot_default
-README:   $readme_default"
+[[ -n "$doc_default" && "$boot_default" == "$doc_default" ]]
+ok $? "the default jvm_options are docs/settings.md's" "built in: $boot_default
+docs:     $doc_default"
 
 # --- The check hook, with the library loaded so that SET runs it.
 refused() {
@@ -154,7 +154,7 @@ accepted "-XX:MaxHeapSize=64M -XX:InitialHeapSize=64M -XX:MinHeapSize=1m -XX:Thr
 accepted "-Xms512m -Xmx256m -Xmx1g"
 accepted "-Xcheck:jni -Xrs"
 # Attach stays possible for a diagnosis (bench/profile.sh): refusing it would
-# not keep a SIGQUIT from ending a worker (README, "Attaching a JVM tool").
+# not keep a SIGQUIT from ending a worker (docs/settings.md, "Attaching a JVM tool").
 accepted "-XX:-DisableAttachMechanism -XX:+StartAttachListener"
 accepted ""
 
@@ -329,7 +329,7 @@ from_jar pep_jvm_t -XX:ArchiveRelocationMode=1
 grep -q 'at an alternative address' "$WORK/classes-pep_jvm_t.log" && [[ "${archived:-0}" -gt 1000 ]]
 ok $? "control: with -XX:ArchiveRelocationMode=1 in jvm_options it is relocated, and used" \
 	"$out $(grep -E 'Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
-# -Xshare:off in jvm_options turns the cache off (README, Install), and a
+# -Xshare:off in jvm_options turns the cache off (docs/install.md), and a
 # cache the options make unusable (compressed oops off: another object
 # layout) is skipped with a warning: either way the export runs, its
 # writer's classes from the jar, none from the cache.
@@ -349,7 +349,7 @@ done
 # would touch its whole initial heap, or more, with dead dictionaries. The
 # part writer asks for a full collection between row groups once the old
 # generation holds 8 MB more than its last full collection left there, or the
-# heap grew without one (HeapBound.java; README, Memory). These 8 columns
+# heap grew without one (HeapBound.java; docs/settings.md, "Memory"). These 8 columns
 # keep their dictionaries (each value 4 times in a row, 30720 values per row
 # group), about 10 MB per row group. The workers' GC log (jvm_options after
 # the defaults) gives $promoted, the MB the heap gained from one collection
