@@ -104,7 +104,7 @@ pep_define_gucs(void)
 	 */
 	DefineCustomStringVariable("parallel_export_parquet.jvm_options",
 							   "Options of the Java virtual machine each export worker starts.",
-							   "White-space separated, from the allow-list in the README; -Xrs and -XX:-UsePerfData are always added.",
+							   "White-space separated, from the allow-list in docs/settings.md; -Xrs and -XX:-UsePerfData are always added.",
 							   &pep_jvm_options,
 							   "-Xmx512m -Xms64m -Xmn16m -Xss2m -XX:+UseSerialGC -XX:-UsePerfData -XX:+DisableAttachMechanism "
 							   "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=3000 "

@@ -6,8 +6,8 @@
  * Every export worker passes these options to JNI_CreateJavaVM, in a
  * server process.  So the value is checked where it is set (SET, ALTER
  * SYSTEM, a configuration file reload) against an allow-list, and anything
- * not on it is refused, naming the option; the README's table "What
- * jvm_options allows" lists the same.  A deny-list did not hold (issue 42):
+ * not on it is refused, naming the option; the table "What
+ * jvm_options allows" of docs/settings.md lists the same.  A deny-list did not hold (issue 42):
  * HotSpot has hundreds of flags, and among them some that crash a worker
  * and with it the cluster (-XX:AbortVMOnException), stop it beyond the
  * reach of cancel and statement_timeout (-XX:+PauseAtStartup), load any
@@ -51,8 +51,9 @@
  * The attach options (-XX:-DisableAttachMechanism) are allowed.  A worker
  * dies the crash way on SIGQUIT, which jcmd sends when it finds no attach
  * socket, whatever the options say; attach is what lets a diagnostic tool
- * reach a worker without that signal (README, "Attaching a JVM tool to a
- * worker"), and only a process of the server's own OS user can use it.
+ * reach a worker without that signal (docs/settings.md, "Attaching a JVM
+ * tool to a worker"), and only a process of the server's own OS user can
+ * use it.
  *
  * HotSpot's rule that the last of repeated options wins is followed.
  * Whatever the check cannot foresee still fails only the export: the worker
@@ -248,7 +249,7 @@ static const struct
 	{"CompilationMode", PEP_FLAG_MODE, false, pep_compilation_modes},
 	/* the class cache (pep_java.c maps it at its own address) */
 	{"ArchiveRelocationMode", PEP_FLAG_NUMBER, true},
-	/* what the extension's defaults and the README's diagnosis need */
+	/* what the extension's defaults and the diagnosis in docs/settings.md needs */
 	{"UsePerfData", PEP_FLAG_BOOL},	/* "+" refused above */
 	{"DisableAttachMechanism", PEP_FLAG_BOOL},
 	{"StartAttachListener", PEP_FLAG_BOOL},
@@ -278,8 +279,8 @@ static const char *const pep_exact[] =
  * properties such as java.library.path, org.xerial.snappy.lib.path and
  * .lib.name, jna.*, java.io.tmpdir or java.system.class.loader load code or
  * choose where files are written, and what the object store's client needs
- * otherwise is a foreign server's option (README, "Object storage: target,
- * endpoint and keys").
+ * otherwise is a foreign server's option (docs/object-storage.md, "Object
+ * storage: target, endpoint and keys").
  */
 static const char *const pep_properties[] =
 {
@@ -292,7 +293,7 @@ static bool
 pep_not_allowed(const char *option, const char *why)
 {
 	GUC_check_errdetail("The option \"%s\" is not one the extension allows%s.", option, why);
-	GUC_check_errhint("The options allowed are listed in the README, \"What jvm_options allows\".");
+	GUC_check_errhint("The options allowed are listed in docs/settings.md, \"What jvm_options allows\".");
 	return false;
 }
 

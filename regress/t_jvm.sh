@@ -7,8 +7,8 @@
 #     collectors, options that end a worker other than with an error), and
 #     anything not on its allow-list, with a detail naming the option; sound
 #     values are accepted (every spelling: regress/sql/jvm_options.sql);
-#   - every option the README's table "What jvm_options allows" names is
-#     accepted;
+#   - every option the table "What jvm_options allows" of docs/settings.md
+#     names is accepted;
 #   - the options of issue 42 that passed the old deny-list (an abort on an
 #     export's exception, a pause at start, snappy-java loading another
 #     library, -Xlog into the data directory) are refused, and a session
@@ -17,7 +17,7 @@
 #     foreign library loaded;
 #   - diagnostic options are unlocked only around the flags the extension
 #     sets or vouches for, and -XX:-UsePerfData is always added;
-#   - its built-in default is the one the README's settings table shows;
+#   - its built-in default is the one the settings table of docs/settings.md shows;
 #   - a bad value set before the library is loaded, or in postgresql.conf,
 #     is dropped with a WARNING when the library loads, and the export runs
 #     with the default;
@@ -103,15 +103,15 @@ ok $? "premise: a witness session ($witness_before) and the checkpointer ($check
 [[ "$(sql "SELECT parallel_export_parquet('pep_jvm_t', '$WORK/control', 1)")" == 1000 ]]
 ok $? "control: with the default options the export succeeds"
 
-# The default is the one the README's settings table documents, word for
+# The default is the one the settings table of docs/settings.md documents, word for
 # word (the compiled-in value: boot_val, whatever postgresql.conf says).
-readme_default=$(awk -F'|' '$2 ~ /^ `parallel_export_parquet\.jvm_options` $/ { gsub(/^ `|` $/, "", $3); print $3 }' \
-	"$here/../README.md")
+doc_default=$(awk -F'|' '$2 ~ /^ `parallel_export_parquet\.jvm_options` $/ { gsub(/^ `|` $/, "", $3); print $3 }' \
+	"$here/../docs/settings.md")
 boot_default=$(sql "LOAD 'parallel_export_parquet';
 	SELECT boot_val FROM pg_settings WHERE name = 'parallel_export_parquet.jvm_options'")
-[[ -n "$readme_default" && "$boot_default" == "$readme_default" ]]
-ok $? "the default jvm_options are the README's" "built in: $boot_default
-README:   $readme_default"
+[[ -n "$doc_default" && "$boot_default" == "$doc_default" ]]
+ok $? "the default jvm_options are docs/settings.md's" "built in: $boot_default
+docs:     $doc_default"
 
 # --- The check hook, with the library loaded so that SET runs it.
 refused() {
@@ -178,33 +178,33 @@ accepted "-XX:MaxHeapSize=64M -XX:InitialHeapSize=64M -XX:MinHeapSize=1m -XX:Thr
 accepted "-Xms512m -Xmx256m -Xmx1g"
 accepted "-Xcheck:jni -Xrs"
 # Attach stays possible for a diagnosis (bench/profile.sh): refusing it would
-# not keep a SIGQUIT from ending a worker (README, "Attaching a JVM tool").
+# not keep a SIGQUIT from ending a worker (docs/settings.md, "Attaching a JVM tool").
 accepted "-XX:-DisableAttachMechanism -XX:+StartAttachListener"
 accepted ""
 
-# Every option the README's table of allowed options names (its first
+# Every option the table of allowed options in docs/settings.md names (its first
 # column, one option or a pattern per row, the example value in it) is
 # accepted, so the table promises nothing the check refuses.
-readme_allowed=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1; next }
+doc_allowed=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1; next }
 	on && /^\| `-/ { split($0, f, "|"); gsub(/^ *`|` *$/, "", f[2]); print f[2]; next }
-	on && /^\*\*/ { exit }' "$here/../README.md")
-[[ $(wc -l <<<"$readme_allowed") -ge 10 ]]
-ok $? "premise: the README's table of allowed options has rows" "$readme_allowed"
+	on && /^\*\*/ { exit }' "$here/../docs/settings.md")
+[[ $(wc -l <<<"$doc_allowed") -ge 10 ]]
+ok $? "premise: the table of allowed options in docs/settings.md has rows" "$doc_allowed"
 while read -r example; do
 	out=$(vsql -c "LOAD 'parallel_export_parquet'" -c "SET parallel_export_parquet.jvm_options = '$example'")
 	[[ "$out" == "" ]]
-	ok $? "the README's allowed '$example' is accepted" "$out"
-done <<<"$readme_allowed"
+	ok $? "the documented allowed '$example' is accepted" "$out"
+done <<<"$doc_allowed"
 # And the other way: every flag, option and property on the code's list
 # (extension/pep_jvmopts.c: pep_flags, pep_exact, pep_properties, the
-# collectors and sizes; not pep_refused) is in that part of the README.
-readme_part=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1 } on && /^\*\*Attaching/ { exit } on' "$here/../README.md")
+# collectors and sizes; not pep_refused) is in that part of docs/settings.md.
+doc_part=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1 } on && /^\*\*Attaching/ { exit } on' "$here/../docs/settings.md")
 missing=$(awk '/pep_refused\[\] =/ { skip = 1 } skip && /^};/ { skip = 0; next } !skip' "$here/../extension/pep_jvmopts.c" |
 	grep -oE '^\s*\{?"(-XX:[+]?|-X|-D|)[A-Za-z0-9.:]+=?"' |
 	sed -E 's/^\s*\{?"//; s/"$//; s/^-XX:[+]?//' | sort -u |
-	while read -r name; do grep -qF -- "$name" <<<"$readme_part" || echo "$name"; done)
+	while read -r name; do grep -qF -- "$name" <<<"$doc_part" || echo "$name"; done)
 [[ -z "$missing" ]]
-ok $? "every option of the code's allow-list is in the README's table" "not there: $missing"
+ok $? "every option of the code's allow-list is in the table of docs/settings.md" "not there: $missing"
 
 # Set before the library is loaded, a bad value is only a placeholder: the
 # library's load drops it with a WARNING, and the export uses the default.
@@ -452,7 +452,7 @@ from_jar pep_jvm_t -XX:ArchiveRelocationMode=1
 grep -q 'at an alternative address' "$WORK/classes-pep_jvm_t.log" && [[ "${archived:-0}" -gt 1000 ]]
 ok $? "control: with -XX:ArchiveRelocationMode=1 in jvm_options it is relocated, and used" \
 	"$out $(grep -E 'Mapped|alternative|Relocation' "$WORK/classes-pep_jvm_t.log")"
-# -Xshare:off in jvm_options turns the cache off (README, Install), and a
+# -Xshare:off in jvm_options turns the cache off (docs/install.md), and a
 # cache the options make unusable (compressed oops off: another object
 # layout) is skipped with a warning: either way the export runs, its
 # writer's classes from the jar, none from the cache.
@@ -472,7 +472,7 @@ done
 # would touch its whole initial heap, or more, with dead dictionaries. The
 # part writer asks for a full collection between row groups once the old
 # generation holds 8 MB more than its last full collection left there, or the
-# heap grew without one (HeapBound.java; README, Memory). These 8 columns
+# heap grew without one (HeapBound.java; docs/settings.md, "Memory"). These 8 columns
 # keep their dictionaries (each value 4 times in a row, 30720 values per row
 # group), about 10 MB per row group. The workers' GC log (jvm_options after
 # the defaults) gives $promoted, the MB the heap gained from one collection

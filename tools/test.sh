@@ -29,7 +29,7 @@
 # "pgtap installcheck readback matrix harness") picks suites; PEP_HARNESSES
 # (default: every regress/t_*.sh) names the harnesses the harness suite runs,
 # without directory or .sh (a named one that does not exist fails the run); PEP_MATRIX_UPDATE=1 makes the
-# matrix suite write its result into regress/matrix/expected.tsv and README.md.
+# matrix suite write its result into regress/matrix/expected.tsv and docs/types.md.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -2,9 +2,9 @@
 -- parallel_export_parquet.jvm_options (extension/pep_jvmopts.c), run by
 -- pg_prove (tools/test.sh). Every option not on the list is refused at SET
 -- with 22023, a detail naming it and, for one simply not on the list, a hint
--- pointing at the README's table: options that crash or stop a worker
--- (issue 42: -XX:AbortVMOnException, -XX:+PauseAtStartup), unlock other
--- options, load code (agents, snappy-java's library path and name, module
+-- pointing at the table of docs/settings.md: options that crash or stop a
+-- worker (issue 42: -XX:AbortVMOnException, -XX:+PauseAtStartup), unlock
+-- other options, load code (agents, snappy-java's library path and name, module
 -- and class path tricks), read options from a file the check cannot see, or
 -- write files (-Xlog to a file, heap dumps, error files, class archives,
 -- hsperfdata), in every spelling tried (whitespace the split does not take,
@@ -140,13 +140,13 @@ INSERT INTO refused VALUES
 SELECT ok(r LIKE '22023 %"' || replace(replace(names, '\', '\\'), '%', '\%') || '"%', format('refused: %s', pg_temp.visible(value)))
   FROM refused, LATERAL pg_temp.refusal(value) AS r;
 
--- A value that is simply not on the list gets a hint at the README's table;
--- one whose reason is known gets the reason.
+-- A value that is simply not on the list gets a hint at the table of
+-- docs/settings.md; one whose reason is known gets the reason.
 SELECT is(pg_temp.refusal('-XX:+PauseAtStartup'),
-          '22023 The option "-XX:+PauseAtStartup" is not one the extension allows. | The options allowed are listed in the README, "What jvm_options allows".',
-          'a flag not on the list: the detail names it, the hint points at the README');
+          '22023 The option "-XX:+PauseAtStartup" is not one the extension allows. | The options allowed are listed in docs/settings.md, "What jvm_options allows".',
+          'a flag not on the list: the detail names it, the hint points at docs/settings.md');
 SELECT is(pg_temp.refusal('-Xlog:gc:file=/tmp/gc.log'),
-          '22023 The option "-Xlog:gc:file=/tmp/gc.log" is not one the extension allows: -Xlog writes only to stdout or stderr, which reach the server log, never to a file. | The options allowed are listed in the README, "What jvm_options allows".',
+          '22023 The option "-Xlog:gc:file=/tmp/gc.log" is not one the extension allows: -Xlog writes only to stdout or stderr, which reach the server log, never to a file. | The options allowed are listed in docs/settings.md, "What jvm_options allows".',
           'a log file: the detail says where -Xlog may write');
 SELECT ok(pg_temp.refusal('-XX:+UnlockDiagnosticVMOptions') LIKE
             '22023 The option "-XX:+UnlockDiagnosticVMOptions" would unlock HotSpot''s diagnostic options%',

@@ -26,7 +26,7 @@
 #            it; no file of an unknown owner; the extension's files where
 #            pg_config says and nowhere else
 #
-# What this proves and what it cannot: README.md, "The Docker image".
+# What this proves and what it cannot: docs/install.md, "The Docker image".
 #
 # Ends with "image: N passed, N failed, N skipped" and exits non-zero on any
 # failure. Runs as root (debootstrap, buildah, mounts), in a private mount

@@ -5,7 +5,7 @@
  * generates from this file (org_parallelexport_parquet_OptionDefaults.h, every constant here being
  * @Native) and applies them to arguments passed as NULL; the Strings, which cannot be @Native, it
  * reads from the header the build makes with javap -constants (extension/pep_contract.h). The SQL
- * function's DEFAULT clauses and README's option table restate them for users, and
+ * function's DEFAULT clauses and the option table of docs/usage.md restate them for users, and
  * OptionDefaultsTest fails when either disagrees with this file.
  */
 package org.parallelexport.parquet;

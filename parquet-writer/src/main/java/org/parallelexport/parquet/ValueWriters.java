@@ -5,7 +5,7 @@
  * the fields of a STRUCT, handing each node its schema path and levels (ValueWriter.Levels); the
  * Parquet schema is the writers' types in column order. Every column is OPTIONAL because any
  * PostgreSQL value may be NULL (a NOT NULL constraint does not hold for a query's or view's
- * output). The type table is the README's ("Types"); the last line throws for a kind code this
+ * output). The type table is docs/types.md's ("Types"); the last line throws for a kind code this
  * side does not know, which means the C side is newer.
  */
 package org.parallelexport.parquet;

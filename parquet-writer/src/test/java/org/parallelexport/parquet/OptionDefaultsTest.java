@@ -1,11 +1,11 @@
 /*
- * OptionDefaultsTest: the SQL function's DEFAULT clauses and README's option table say what
- * OptionDefaults says.
+ * OptionDefaultsTest: the SQL function's DEFAULT clauses and the option table of docs/usage.md say
+ * what OptionDefaults says.
  *
  * The writer options' defaults are defined once, in OptionDefaults; the C side includes them
  * through javac -h. SQL and Markdown cannot include a Java constant, so this test reads the newest
  * extension script that declares each option (the one whose definition an installed or updated
- * extension has) and README.md, and fails when a default is changed on one side only. It also
+ * extension has) and docs/usage.md, and fails when a default is changed on one side only. It also
  * checks that SinkOptions parses every key OptionNames defines, which C writes through the same
  * generated header.
  */
@@ -40,8 +40,8 @@ class OptionDefaultsTest {
   // FUNCTION's argument list
   private static final Pattern SQL_DEFAULT =
       Pattern.compile("(?m)^\\s*(\\w+)\\s+[\\w.\\[\\]]+\\s+DEFAULT\\s+([^,)\\n]+)");
-  // "| `row_group_bytes` | 67108864 | ..." in README's option table
-  private static final Pattern README_ROW = Pattern.compile("(?m)^\\| `(\\w+)` \\| ([^|]+) \\|");
+  // "| `row_group_bytes` | 67108864 | ..." in docs/usage.md's option table
+  private static final Pattern OPTION_ROW = Pattern.compile("(?m)^\\| `(\\w+)` \\| ([^|]+) \\|");
 
   /** Each option's default as SQL spells it. */
   private static Map<String, String> sqlDefaults() {
@@ -62,8 +62,8 @@ class OptionDefaultsTest {
     return m;
   }
 
-  /** Each option's default as README's table spells it. */
-  private static Map<String, String> readmeDefaults() {
+  /** Each option's default as the option table of docs/usage.md spells it. */
+  private static Map<String, String> usagePageDefaults() {
     Map<String, String> m = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : sqlDefaults().entrySet()) {
       String v = e.getValue();
@@ -149,17 +149,17 @@ class OptionDefaultsTest {
   }
 
   @Test
-  void readmeDefaultsAreOptionDefaults() throws IOException {
+  void usagePageDefaultsAreOptionDefaults() throws IOException {
     Map<String, String> table = new LinkedHashMap<>();
-    Matcher m = README_ROW.matcher(Files.readString(ROOT.resolve("README.md")));
+    Matcher m = OPTION_ROW.matcher(Files.readString(ROOT.resolve("docs/usage.md")));
     while (m.find()) {
       table.putIfAbsent(m.group(1), m.group(2).trim());
     }
-    for (Map.Entry<String, String> option : readmeDefaults().entrySet()) {
+    for (Map.Entry<String, String> option : usagePageDefaults().entrySet()) {
       assertEquals(
           option.getValue(),
           table.get(option.getKey()),
-          "README's default of " + option.getKey() + " vs OptionDefaults");
+          "docs/usage.md's default of " + option.getKey() + " vs OptionDefaults");
     }
   }
 }

@@ -40,14 +40,14 @@ import org.parallelexport.readback.TypeCases;
  * so CI fails when a reader stops reading a type it read, or reads it differently, and one checks
  * that no committed cell went unobserved; the Spark profile is checked to be read whole by Spark,
  * and to leave every other column as it was; the s3:// export's _SUCCESS manifest is checked
- * against the objects listed and the rows read; one more test checks that README.md shows what this
- * run observed. With -Dpep.matrix.update=true the run writes both files instead.
+ * against the objects listed and the rows read; one more test checks that docs/types.md shows what
+ * this run observed. With -Dpep.matrix.update=true the run writes both files instead.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReaderMatrixTest {
   private static final Path HOME = Paths.get(System.getProperty("pep.matrix.dir", "."));
   private static final Path EXPECTED = HOME.resolve("expected.tsv");
-  private static final Path README = HOME.resolve("../../README.md").normalize();
+  private static final Path TYPES_PAGE = HOME.resolve("../../docs/types.md").normalize();
   private static final boolean UPDATE = Boolean.getBoolean("pep.matrix.update");
   private static final int NOTE_MAX = 200;
   static final String FAITHFUL = "types";
@@ -58,7 +58,7 @@ class ReaderMatrixTest {
   static final String PARTITIONED_OBJECT_STORE = "partitioned-s3";
   private static final int S3_WORKERS = 2;
 
-  /** How each reader reaches an s3:// export here (the README's words). */
+  /** How each reader reaches an s3:// export here (the words of docs/types.md). */
   private static final Map<String, String> S3_ACCESS =
       Map.of(
           "duckdb",
@@ -190,8 +190,8 @@ class ReaderMatrixTest {
     Files.writeString(target.resolve("observed.md"), markdown(), StandardCharsets.UTF_8);
     if (UPDATE) {
       Matrix.save(EXPECTED, observed);
-      String readme = Files.readString(README, StandardCharsets.UTF_8);
-      Files.writeString(README, Matrix.replaceSection(readme, markdown()), StandardCharsets.UTF_8);
+      String page = Files.readString(TYPES_PAGE, StandardCharsets.UTF_8);
+      Files.writeString(TYPES_PAGE, Matrix.replaceSection(page, markdown()), StandardCharsets.UTF_8);
     }
     exports.stream().filter(e -> e.dir() != null).forEach(e -> TypeCases.discard(e.dir()));
   }
@@ -305,7 +305,7 @@ class ReaderMatrixTest {
   }
 
   /**
-   * The README section: the faithful encodings (the type fixtures, multi-dimensional arrays, the
+   * The docs/types.md section: the faithful encodings (the type fixtures, multi-dimensional arrays, the
    * numeric mappings), the columns compatibility => 'spark' writes otherwise, the partition columns
    * of the partitioned exports, and the cells of the partitioned and s3:// exports that differ from
    * the faithful export's.
@@ -610,11 +610,11 @@ class ReaderMatrixTest {
   }
 
   @TestFactory
-  Stream<DynamicTest> readmeShowsThisRun() throws Exception {
-    String readme = Files.readString(README, StandardCharsets.UTF_8);
+  Stream<DynamicTest> typesPageShowsThisRun() throws Exception {
+    String page = Files.readString(TYPES_PAGE, StandardCharsets.UTF_8);
     String want = markdown();
     return Stream.of(
         DynamicTest.dynamicTest(
-            "README.md reader matrix", () -> assertEquals(want, Matrix.section(readme))));
+            "docs/types.md reader matrix", () -> assertEquals(want, Matrix.section(page))));
   }
 }

@@ -79,7 +79,7 @@ class TypesRoundTripTest {
   static final List<Case> CASES = new ArrayList<>();
 
   /**
-   * The cases compatibility => 'spark' writes as the text of their output function (README,
+   * The cases compatibility => 'spark' writes as the text of their output function (docs/usage.md,
    * "compatibility"); every other case keeps its faithful encoding.
    */
   static final Set<String> SPARK_AS_TEXT = Set.of("uuid", "time", "timetz");
