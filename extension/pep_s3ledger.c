@@ -54,6 +54,7 @@
 
 #include "access/xlog.h"
 #include "common/cryptohash.h"
+#include "common/string.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -346,22 +347,32 @@ pep_s3ledger_unlock_prefixes(PEPS3Ledger *ledger)
 
 /*
  * The record's first line's fourth field, the foreign server as written
- * (escaped), into server; false when the first line is not whole, which the
- * record's parser judges.
+ * (escaped), into server, and whether the line ends in the "utf8" field
+ * (then the server's name is UTF-8, else in the database encoding, as
+ * version 1.1 wrote it), told apart as S3Record.parse does: five fields, the
+ * last "utf8"; false when the first line is not whole, which the record's
+ * parser judges.
  */
 static bool
-pep_s3ledger_record_server(PEPS3Ledger *ledger, StringInfo server)
+pep_s3ledger_record_server(PEPS3Ledger *ledger, StringInfo server, bool *utf8)
 {
 	char		head[PEP_S3LEDGER_HEAD_LEN + 1];
 	ssize_t		n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
 	char	   *field = head;
+	char	   *newline;
 	size_t		len;
+	int			tabs = 0;
 
 	if (n < 0)
 		pep_s3ledger_fail(ledger, "read");
 	head[n] = '\0';
-	if (strchr(head, '\n') == NULL)
+	if ((newline = strchr(head, '\n')) == NULL)
 		return false;
+	for (const char *c = head; c < newline; c++)
+		tabs += *c == '\t';
+	*utf8 = tabs == 4 && newline - head >= (ptrdiff_t) sizeof(PEP_S3_RECORD(UTF8)) &&
+		strncmp(newline - sizeof(PEP_S3_RECORD(UTF8)), "\t" PEP_S3_RECORD(UTF8),
+				sizeof(PEP_S3_RECORD(UTF8))) == 0;
 	for (int i = 0; i < 3; i++)
 		if ((field = strpbrk(field, "\t\n")) == NULL || *field++ != '\t')
 			return false;
@@ -376,38 +387,61 @@ pep_s3ledger_record_server(PEPS3Ledger *ledger, StringInfo server)
  * are keyed on bucket and prefix alone, so a dead record may have been
  * written through another endpoint, an alias of this one or another store;
  * its uploads can be aborted only where they were made, and a sweep through
- * another endpoint would find nothing there and remove the record.
+ * another endpoint would find nothing there and remove the record.  The
+ * names are compared in the record's encoding: UTF-8, or the database
+ * encoding for a record of version 1.1.
  */
 static void
 pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 {
 	StringInfoData recorded;
 	StringInfoData mine;
+	bool		utf8 = false;
 	const char *chain = "the AWS SDK's default chain";
+	const char *shown;
 
 	initStringInfo(&recorded);
 	initStringInfo(&mine);
-	pep_s3ledger_escape(&mine, target->server);
-	if (!pep_s3ledger_record_server(ledger, &recorded) || strcmp(recorded.data, mine.data) == 0)
+	if (!pep_s3ledger_record_server(ledger, &recorded, &utf8))
 	{
 		pfree(recorded.data);
 		pfree(mine.data);
 		return;
 	}
+	pep_s3ledger_escape(&mine, utf8 ?
+						pg_server_to_any(target->server, strlen(target->server), PG_UTF8) :
+						target->server);
+	if (strcmp(recorded.data, mine.data) == 0)
+	{
+		pfree(recorded.data);
+		pfree(mine.data);
+		return;
+	}
+	resetStringInfo(&mine);
+	pep_s3ledger_escape(&mine, target->server);
 	CloseTransientFile(ledger->fd);
 	ledger->fd = -1;
+	/* Messages are in the database encoding; a name it cannot hold is left out. */
+	shown = recorded.data;
+	if (utf8 && GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII &&
+		!pg_is_ascii(recorded.data))
+		shown = NULL;
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("the unfinished export into \"%s\" was made through another foreign server",
 					ledger->url),
 			 errdetail("Ledger file \"%s\" records an export through %s, and this call names %s. Its uploads can be undone only through the endpoint that made them.",
 					   ledger->path,
-					   recorded.len > 0 ? psprintf("server \"%s\"", recorded.data) : chain,
+					   recorded.len == 0 ? chain :
+					   shown != NULL ? psprintf("server \"%s\"", shown) : "another server",
 					   mine.len > 0 ? psprintf("server \"%s\"", mine.data) : chain),
-			 recorded.len > 0 ?
+			 recorded.len == 0 ?
+			 errhint("Call parallel_export_parquet_sweep('%s') first.", ledger->url) :
+			 shown != NULL ?
 			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => '%s') first.",
-					 ledger->url, recorded.data) :
-			 errhint("Call parallel_export_parquet_sweep('%s') first.", ledger->url)));
+					 ledger->url, shown) :
+			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => ...) with the server the record names first.",
+					 ledger->url)));
 }
 
 /*

@@ -19,13 +19,19 @@
 #     (premise: its uploads pending, its record's lock free after the crash
 #     restart); parallel_export_parquet_sweep() then aborts exactly its
 #     uploads and removes the record.  In the LATIN1 database a second crash
-#     is swept by the next export into the target instead, which succeeds.
+#     is swept by the next export into the target instead, which succeeds,
+#     and a third, through a foreign server named with the word, is swept
+#     through that server: the record names the server in UTF-8, and the
+#     check that a sweep names the record's server compares it so.
 # And once:
 #   - a record in the form version 1.1 wrote in a LATIN1 database (its first
 #     line in LATIN1, its keys under the prefix 1.1 made by converting the
 #     target to UTF-8 twice), with the uploads and objects it names made by
-#     regress/s3proxy/S3Forge.java: the sweep function undoes it, and another
-#     such record is swept by the next export into its target;
+#     regress/s3proxy/S3Forge.java, under the name 1.1 gave its ledger file
+#     (the endpoint as written hashed in), which a call adopts: the sweep
+#     function undoes it, another such record is swept by the next export
+#     into its target, and one through the foreign server named with the
+#     word (in LATIN1 in the record) is swept through that server;
 #   - SQL_ASCII, which checks no text: a partition value that is not UTF-8 is
 #     refused with SQLSTATE 22021 before any folder, object or record is made,
 #     into a directory and into s3://, and so is an s3:// target that is not
@@ -96,9 +102,11 @@ keys_of() { state_of "$1" | sed -n 's/^object \(.*[^/]\) [0-9]*$/\1/p'; }
 uploads_of() { state_of "$1" | grep -c '^upload '; }
 ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
 lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
-# The ledger file of s3://$BUCKET/PREFIX (the SDK's chain: no endpoint).
-ledger_of() {
-	printf '%s\0%s\0%s\0' "" "$BUCKET" "$1" | sha256sum | awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
+# The name version 1.1 gave the ledger file of s3://$BUCKET/PREFIX through
+# ENDPOINT as written ("" for the SDK's chain); this version names it for
+# bucket and prefix alone, and adopts a record left under the old name.
+old_ledger_of() {
+	printf '%s\0%s\0%s\0' "$2" "$BUCKET" "$1" | sha256sum | awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
 }
 in_db() { PGDATABASE="$1" sql "$2" 2>&1; }
 in_db_verbose() { PGDATABASE="$1" psql -X -A -t -q -v VERBOSITY=verbose -c "$2" 2>&1; }
@@ -107,6 +115,8 @@ for db in "${!ENCODING[@]}"; do
 	sql "DROP DATABASE IF EXISTS $db" >/dev/null
 	sql "CREATE DATABASE $db ENCODING '${ENCODING[$db]}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" >/dev/null
 done
+# A foreign server of the LATIN1 database named with its word.
+SERVER="regress_enc_${WORD[pep_enc_latin1]}"
 for db in "${DBS[@]}"; do
 	in_db "$db" "CREATE EXTENSION IF NOT EXISTS parallel_export_parquet;
 		DROP TABLE IF EXISTS pep_enc;
@@ -114,6 +124,13 @@ for db in "${DBS[@]}"; do
 			CASE WHEN g % 2 = 0 THEN '${WORD[$db]}' ELSE 'plain' END AS p, md5(g::text) AS s
 		FROM generate_series(1, $ROWS) g" >/dev/null
 done
+in_db pep_enc_latin1 "CREATE SERVER \"$SERVER\" FOREIGN DATA WRAPPER parallel_export_parquet_s3
+		OPTIONS (endpoint '$PEP_S3_ENDPOINT', region 'us-east-1');
+	CREATE USER MAPPING FOR CURRENT_USER SERVER \"$SERVER\"
+		OPTIONS (access_key_id '$PEP_S3_IDENTITY', secret_access_key '$PEP_S3_CREDENTIAL')" >/dev/null
+[[ "$(in_db pep_enc_latin1 "SELECT octet_length(convert_to(srvname::text, 'UTF8')) > octet_length(srvname::text)
+	FROM pg_foreign_server WHERE srvname = '$SERVER'")" == t ]]
+ok $? "premise: the LATIN1 database has foreign server $SERVER, whose name is longer in UTF-8 than in LATIN1"
 [[ "$(for db in "${DBS[@]}"; do in_db "$db" "SELECT getdatabaseencoding() || ' ' || count(*) FILTER (WHERE p = '${WORD[$db]}') FROM pep_enc"; done)" == \
 	"UTF8 1000
 LATIN1 1000
@@ -146,12 +163,14 @@ for db in "${DBS[@]}"; do
 done
 
 # --- a crash before publication, then the sweep
-# Start an export into s3://$BUCKET/PREFIX in DB paused before publication,
-# check its record, kill its caller, and wait for the server.
+# Start an export into s3://$BUCKET/PREFIX in DB (through foreign server
+# SERVER, if given) paused before publication, check its record, kill its
+# caller, and wait for the server.
 crash() {
-	local db="$1" prefix="$2" app="pep_enc_crash" record url tab=$'\t'
+	local db="$1" prefix="$2" server="${3:-}" app="pep_enc_crash" record url tab=$'\t' via=""
+	[[ -n "$server" ]] && via=", s3_server => '$server'"
 	PGDATABASE="$db" start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:publishing';" \
-		"SELECT parallel_export_parquet('pep_enc', 's3://$BUCKET/${prefix%/}', 2)"
+		"SELECT parallel_export_parquet('pep_enc', 's3://$BUCKET/${prefix%/}', 2$via)"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'
 		AND query = '$PAUSE_MARK'\") == 1 ]] || ! kill -0 \$(cat '$WORK/$app.pid') 2>/dev/null"
 	record=$(cat "$(ledger_files)" 2>&1)
@@ -159,7 +178,7 @@ crash() {
 	[[ $(uploads_of "$prefix") -ge 1 && $(ledger_files | wc -l) == 1 ]]
 	ok $? "$db crash: premise: paused before publication with its uploads pending" \
 		"$(state_of "$prefix")"$'\n'"$(cat "$WORK/$app.out")"
-	[[ "$(head -n 1 <<<"$record")" == "export${tab}"*"Z${tab}${url}${tab}${tab}utf8" ]] &&
+	[[ "$(head -n 1 <<<"$record")" == "export${tab}"*"Z${tab}${url}${tab}${server}${tab}utf8" ]] &&
 		iconv -f UTF-8 -t UTF-8 <<<"$record" >/dev/null 2>&1 && grep -q "^key ${prefix}part-" <<<"$record" &&
 		! sed -n 's/^\(key\|upload\) //p' <<<"$record" | grep -qv "^${prefix}part-"
 	ok $? "$db crash: the ledger record is UTF-8, says so, and names the target and keys in UTF-8" "$record"
@@ -190,17 +209,27 @@ got=$(in_db "$db" "SELECT parallel_export_parquet('pep_enc', 's3://$BUCKET/${pre
 ok $? "$db crash: the next export into the target sweeps the record and succeeds" \
 	"returned: $got"$'\n'"$(state_of "$prefix")"
 
+prefix="crash-served/${WORD[$db]}/"
+crash "$db" "$prefix" "$SERVER"
+out=$(in_db_verbose "$db" "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/${prefix%/}', s3_server => '$SERVER')")
+[[ "$out" == "s3://$BUCKET/$prefix|t|$DEAD|0" && -z "$(state_of "$prefix")" && -z "$(ledger_files)" ]]
+ok $? "$db crash through server $SERVER: the sweep through that server aborts the $DEAD upload(s) and removes the record" \
+	"$out"$'\n'"$(state_of "$prefix")"$'\n'"$(ledger_files)"
+
 # --- a record as version 1.1 wrote it in a LATIN1 database: the first
-# line (and the owner line, as the caller wrote it) in LATIN1, and keys under
+# line (and the owner line, as the caller wrote it) in LATIN1, with four
+# fields (its server, if SERVER is given, in LATIN1 too), under the name 1.1
+# gave the file (the server's endpoint as written hashed in), and keys under
 # the prefix 1.1 used, the target's UTF-8 converted to UTF-8 once more.
 old_record() {
-	local target="$1" ledger owner
-	ledger="$(ledger_of "$target")"
+	local target="$1" server="${2:-}" ledger owner endpoint=""
+	[[ -n "$server" ]] && endpoint="$PEP_S3_ENDPOINT"
+	ledger="$(old_ledger_of "$target" "$endpoint")"
 	install -d -m 700 -o postgres "$LEDGERS"
 	runuser -u postgres -- bash -c "umask 077; : >'$ledger'"
 	owner="$(sql "SELECT system_identifier FROM pg_control_system()")/$(stat -c '%i/%W' "$ledger")"
-	printf 'export\t%s\ts3://%s/%s\t\nowner %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$BUCKET" \
-		"$(iconv -f UTF-8 -t LATIN1 <<<"$target")" "$owner" >>"$ledger"
+	printf 'export\t%s\ts3://%s/%s\t%s\nowner %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$BUCKET" \
+		"$(iconv -f UTF-8 -t LATIN1 <<<"$target")" "$(iconv -f UTF-8 -t LATIN1 <<<"$server")" "$owner" >>"$ledger"
 	OLD_PREFIX="$(iconv -f LATIN1 -t UTF-8 <<<"$target")"
 	forge dead "$ledger" "$OLD_PREFIX" >/dev/null
 	OLD_STATE="$(state_of "$OLD_PREFIX")"
@@ -223,6 +252,13 @@ got=$(in_db pep_enc_latin1 "SELECT parallel_export_parquet('pep_enc', 's3://$BUC
 	grep -qx "old-next/café/_SUCCESS" <<<"$(keys_of "old-next/café/")"
 ok $? "old record: the next export into its target sweeps it and succeeds" \
 	"returned: $got"$'\n'"$(state_of "$OLD_PREFIX")"
+
+old_record "old-served/café/" "$SERVER"
+out=$(in_db_verbose pep_enc_latin1 "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/old-served/café', s3_server => '$SERVER')")
+[[ "$out" == "s3://$BUCKET/old-served/café/|t|2|2" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_of "$OLD_PREFIX") == 0 &&
+	-z "$(ledger_files)" ]]
+ok $? "old record through server $SERVER: the sweep through that server undoes it and removes it" \
+	"$out"$'\n'"$(state_of "$OLD_PREFIX")"
 
 # --- SQL_ASCII: bytes that are not UTF-8 in a name
 db=pep_enc_sql_ascii
