@@ -25,7 +25,8 @@
 #           with (the default of parallel_export_parquet.libjvm_path, checked
 #           below); the installed files from /out; the AOT cache trained
 #           again here, by this JRE, for the jar at its final path (the
-#           cache records both)
+#           cache records both); LICENSE and NOTICE in
+#           /usr/share/doc/parallel-export-parquet
 #
 # The writer's jar carries snappy and zstd natives for x86_64 Linux only: the
 # image is linux/amd64 (on another host: docker build --platform linux/amd64).
@@ -71,6 +72,10 @@ RUN --mount=type=bind,source=tools,target=/tmp/pep-tools \
 	PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" /tmp/pep-tools/build.sh runtime; \
 	mkdir -p /exports; \
 	chown postgres:postgres /exports
+# The project's license, and the notices of the third-party software the jar
+# and this stage add to the base (tools/image/hygiene.sh checks that they are
+# the repository's). Last, so that a NOTICE edit trains no cache again.
+COPY LICENSE NOTICE /usr/share/doc/parallel-export-parquet/
 VOLUME /exports
 # A worker per requested part, on top of PostgreSQL's own parallel queries.
 CMD ["postgres", "-c", "max_worker_processes=32", "-c", "max_parallel_workers=16"]

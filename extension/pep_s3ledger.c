@@ -709,9 +709,15 @@ pep_s3ledger_old_charset(void)
 
 	if (encoding == PG_SQL_ASCII)
 		return "UTF-8";
+#if PG_VERSION_NUM >= 170000
+	/* Since PostgreSQL 17 the table is indexed by encoding, NULL for none. */
+	if (pg_enc2gettext_tbl[encoding] != NULL)
+		return pg_enc2gettext_tbl[encoding];
+#else
 	for (int i = 0; pg_enc2gettext_tbl[i].name != NULL; i++)
 		if (pg_enc2gettext_tbl[i].encoding == encoding)
 			return pg_enc2gettext_tbl[i].name;
+#endif
 	return GetDatabaseEncodingName();
 }
 

@@ -8,7 +8,12 @@
 #   - no file whose owner or group the image does not know (a build user's);
 #   - the extension's files where the image's pg_config says, owned by root
 #     and writable by no one else, and no copy of them anywhere else;
-#   - the /exports volume owned by the server's OS user.
+#   - the /exports volume owned by the server's OS user;
+#   - the project's LICENSE and NOTICE in /usr/share/doc/parallel-export-parquet,
+#     the same as the repository's (run.sh binds those at /pep/LICENSE and
+#     /pep/NOTICE), and every Debian package's copyright file in
+#     /usr/share/doc/PACKAGE, where NOTICE says the licenses of the packages
+#     the image adds are.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,7 +26,7 @@ ext="$(pg_config --sharedir)/extension"
 installed="$(dpkg-query -W -f='${db:Status-Status} ${Package}\n' | sed -n 's/^installed //p')"
 java_major="$(sed -n 's/^openjdk-\([0-9]*\)-jre-headless$/\1/p' <<<"$installed")"
 
-echo "1..9"
+echo "1..11"
 
 o="$(grep -E '^(build-essential|(gcc|g\+\+|cpp|clang)(-[0-9]+)?|make|maven|openjdk-[0-9]+-jdk(-headless)?|postgresql-server-dev-[0-9]+|libpq-dev)$' <<<"$installed")"
 is "$o" "" "no compiler, make, Maven, JDK or server headers installed"
@@ -47,5 +52,20 @@ o="$(find $want \( ! -user root -o -perm /022 \) -printf '%p %u %m\n' 2>&1)"
 is "$o" "" "the extension's files are owned by root and writable by root only"
 
 is "$(stat -c '%U %a' /exports 2>&1)" "postgres 755" "/exports belongs to the server's OS user"
+
+doc=/usr/share/doc/parallel-export-parquet
+o=""
+for f in LICENSE NOTICE; do
+	if [[ ! -f "$doc/$f" ]]; then
+		o+="$doc/$f: missing"$'\n'
+	elif ! cmp -s "/pep/$f" "$doc/$f"; then
+		o+="$doc/$f: not the repository's $f"$'\n'
+	fi
+done
+is "$o" "" "the project's LICENSE and NOTICE in $doc, the same as the repository's"
+o="$(while read -r p; do
+	[[ -f "/usr/share/doc/${p%%:*}/copyright" ]] || echo "$p"
+done <<<"$installed")"
+is "$o" "" "every installed Debian package has its copyright file in /usr/share/doc/PACKAGE, as NOTICE says"
 
 [[ "$nfail" -eq 0 ]]

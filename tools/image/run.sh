@@ -24,7 +24,8 @@
 #            EXTENSION; the parts are read back on the host with DuckDB
 #   hygiene  the image's size; no compiler, Maven, JDK or Maven repository in
 #            it; no file of an unknown owner; the extension's files where
-#            pg_config says and nowhere else
+#            pg_config says and nowhere else; LICENSE and NOTICE as in the
+#            repository, and every Debian package's copyright file
 #
 # What this proves and what it cannot: docs/install.md, "The Docker image".
 #
@@ -311,7 +312,8 @@ echo "$L: image size: $(bh images --format '{{.Size}}' "$IMAGE") (the stand-in b
 c="$(bh from --quiet --pull-never --name pep-image-hygiene "$IMAGE")"
 CONTAINERS+=("$c")
 rc=0
-bh run --isolation chroot --user root -v "$REPO/tools:/pep/tools:ro" "$c" -- \
+bh run --isolation chroot --user root -v "$REPO/tools:/pep/tools:ro" \
+	-v "$REPO/LICENSE:/pep/LICENSE:ro" -v "$REPO/NOTICE:/pep/NOTICE:ro" "$c" -- \
 	bash /pep/tools/image/hygiene.sh >"$LOGS/hygiene.log" 2>&1 || rc=$?
 tap "$LOGS/hygiene.log" "$rc"
 phase_end hygiene
