@@ -1,14 +1,3 @@
-/*
- * PerfMap: has running HotSpot JVMs write their JIT symbol map, /tmp/perf-PID.map, for perf.
- *
- * bench/profile.sh runs it as the server's OS user with the workers' PIDs. It sends
- * "Compiler.perfmap" over each JVM's attach socket, /tmp/.java_pidPID, and only if that socket
- * exists. jcmd does the same, but when the socket is missing (the JVM still starting, already
- * gone, or started without attach) it sends the process SIGQUIT to make it open one: in a
- * PostgreSQL worker that runs PostgreSQL's crash-exit handler, the worker exits with code 2 and
- * the postmaster restarts the whole cluster. This program never signals anything; a missing or
- * dead socket only makes it print why that PID has no fresh map.
- */
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
@@ -17,6 +6,17 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
+/**
+ * PerfMap: has running HotSpot JVMs write their JIT symbol map, /tmp/perf-PID.map, for perf.
+ *
+ * <p>bench/profile.sh runs it as the server's OS user with the workers' PIDs. It sends
+ * "Compiler.perfmap" over each JVM's attach socket, /tmp/.java_pidPID, and only if that socket
+ * exists. jcmd does the same, but when the socket is missing (the JVM still starting, already gone,
+ * or started without attach) it sends the process SIGQUIT to make it open one: in a PostgreSQL
+ * worker that runs PostgreSQL's crash-exit handler, the worker exits with code 2 and the postmaster
+ * restarts the whole cluster. This program never signals anything; a missing or dead socket only
+ * makes it print why that PID has no fresh map.
+ */
 public final class PerfMap {
   /** HotSpot's attach protocol 1: version, command, then exactly three arguments. */
   private static final byte[] REQUEST =

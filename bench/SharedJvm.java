@@ -1,24 +1,3 @@
-/*
- * SharedJvm: what a worker's writer costs when JVMs are shared, without PostgreSQL (issue 13).
- *
- * bench/shared-jvm.sh runs it. It lays out batches of the benchmark table t's ten columns the way
- * the C side does (bench/sql/create_table.sql's kinds and NULL rate, values from a fixed hash),
- * then THREADS threads of one JVM each write ROWS rows of them into their own part through the
- * extension's BatchSink, as a worker does. Run once with 2 threads and twice side by side with 1,
- * it tells what a second worker's JVM costs against a second thread in the same JVM: the question
- * of 1 -> 2 workers (bench/results/scaling.md). Only the writing is measured: the batches are made
- * before it, and every JVM waits at a file barrier until all are ready.
- *
- * The kind codes and widths are the C/Java contract's (ColumnKind, package-private there): INT64
- * 3, INT32 2, FLOAT64 5, DECIMAL64 21, STRING 7, TIMESTAMPTZ 13, DATE 10, BOOL 0, UUID 14, JSON 8;
- * a var kind's value is an (offset, length) pair of int32s into the var area.
- *
- * Usage: java -cp parallel_export_parquet.jar bench/SharedJvm.java THREADS ROWS OUTDIR NAME JVMS
- *   [OPTIONS]  (the sink's options as the C side passes them: "compression=zstd\n")
- * Prints one line: NAME, threads, rows written, wall seconds, the process's CPU seconds while
- * writing, and the writing threads' CPU seconds (the rest is the JIT, the collector, the VM).
- */
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
@@ -31,6 +10,29 @@ import java.util.List;
 import java.util.Locale;
 import org.parallelexport.parquet.BatchSink;
 
+/**
+ * SharedJvm: what a worker's writer costs when JVMs are shared, without PostgreSQL (issue 13).
+ *
+ * <p>bench/shared-jvm.sh runs it. It lays out batches of the benchmark table t's ten columns the
+ * way the C side does (bench/sql/create_table.sql's kinds and NULL rate, values from a fixed hash),
+ * then THREADS threads of one JVM each write ROWS rows of them into their own part through the
+ * extension's BatchSink, as a worker does. Run once with 2 threads and twice side by side with 1,
+ * it tells what a second worker's JVM costs against a second thread in the same JVM: the question
+ * of 1 -&gt; 2 workers (bench/results/scaling.md). Only the writing is measured: the batches are
+ * made before it, and every JVM waits at a file barrier until all are ready.
+ *
+ * <p>The kind codes and widths are the C/Java contract's (ColumnKind, package-private there): INT64
+ * 3, INT32 2, FLOAT64 5, DECIMAL64 21, STRING 7, TIMESTAMPTZ 13, DATE 10, BOOL 0, UUID 14, JSON 8;
+ * a var kind's value is an (offset, length) pair of int32s into the var area.
+ *
+ * <pre>
+ * Usage: java -cp parallel_export_parquet.jar bench/SharedJvm.java THREADS ROWS OUTDIR NAME JVMS
+ *   [OPTIONS]  (the sink's options as the C side passes them: "compression=zstd\n")
+ * </pre>
+ *
+ * <p>Prints one line: NAME, threads, rows written, wall seconds, the process's CPU seconds while
+ * writing, and the writing threads' CPU seconds (the rest is the JIT, the collector, the VM).
+ */
 public final class SharedJvm {
   private static final int BATCH_ROWS = 4096;
   // Distinct batches per thread: 262,144 rows, more than two row groups of 122,880.

@@ -1,26 +1,26 @@
-/*
- * S3Forge: makes what a killed object-store export leaves, for the sweep harness
- * (regress/t_s3_sweep.sh, t_encoding.sh), through the extension's own S3 client against the test server; S3Look
- * shows the result.
- *
- *   java -cp JAR:DIR S3Forge dead BUCKET LEDGER PREFIX   a killed export under PREFIX
- *   java -cp JAR:DIR S3Forge upload BUCKET KEY           a pending upload; prints its id
- *
- * Compiled against the installed jar, whose classes it uses. The server comes from
- * PEP_S3_ENDPOINT, PEP_S3_IDENTITY and PEP_S3_CREDENTIAL (regress/lib/s3proxy.sh's s3proxy.env).
- * "dead" appends to LEDGER (whose first line the harness wrote) the
- * way a killed export's workers would, each line before its step: part 0 completed, part 1 pending
- * with its id recorded, part 2 pending with only its key recorded (the crash fell between the
- * request and its line), and _SUCCESS written, a manifest naming the export's id; it prints the
- * keys and ids it made.
- */
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.parallelexport.parquet.s3.S3Ledger;
 import org.parallelexport.parquet.s3.S3Session;
 import org.parallelexport.parquet.s3.S3Settings;
 
+/**
+ * S3Forge: makes what a killed object-store export leaves, for the sweep harness
+ * (regress/t_s3_sweep.sh, t_encoding.sh), through the extension's own S3 client against the test
+ * server; S3Look shows the result.
+ *
+ * <pre>
+ * java -cp JAR:DIR S3Forge dead BUCKET LEDGER PREFIX   a killed export under PREFIX
+ * java -cp JAR:DIR S3Forge upload BUCKET KEY           a pending upload; prints its id
+ * </pre>
+ *
+ * <p>Compiled against the installed jar, whose classes it uses. The server comes from
+ * PEP_S3_ENDPOINT, PEP_S3_IDENTITY and PEP_S3_CREDENTIAL (regress/lib/s3proxy.sh's s3proxy.env).
+ * "dead" appends to LEDGER (whose first line the harness wrote) the way a killed export's workers
+ * would, each line before its step: part 0 completed, part 1 pending with its id recorded, part 2
+ * pending with only its key recorded (the crash fell between the request and its line), and
+ * _SUCCESS written, a manifest naming the export's id; it prints the keys and ids it made.
+ */
 public final class S3Forge {
   public static void main(String[] args) throws Exception {
     String bucket = args[1];

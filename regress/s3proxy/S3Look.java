@@ -1,27 +1,3 @@
-/*
- * S3Look: what the object-store harnesses (regress/t_s3.sh, t_s3_sweep.sh) see of a bucket,
- * through the S3 API.
- *
- * The harnesses ask the server itself, with the AWS SDK for Java (taken from the extension's jar,
- * which shades it unrelocated), rather than looking at S3Proxy's folder: a pending multipart
- * upload is only visible to ListMultipartUploads, and an object only counts once ListObjectsV2
- * lists it. Endpoint and keys come from PEP_S3_ENDPOINT, PEP_S3_IDENTITY and PEP_S3_CREDENTIAL
- * (regress/lib/s3proxy.sh writes them).
- *
- * One S3Look serves a whole harness run (regress/lib/s3look.sh): a JVM with the SDK takes about a
- * second to start, and a run asks about a hundred questions. "java S3Look PORTFILE" listens on a
- * free loopback port, writes its number to PORTFILE once it accepts, and serves one command per
- * connection until it is killed: a line of fields separated by tabs, answered by the command's
- * lines and then a line holding only ".". A command that fails answers "error MESSAGE" instead.
- *
- *   list BUCKET PREFIX       one line per object ("object KEY SIZE") and per pending upload
- *                            ("upload KEY ID") under PREFIX
- *   put BUCKET KEY [TEXT]    writes an object
- *   delete BUCKET KEY        deletes an object
- *   manifest BUCKET KEY      reads the _SUCCESS manifest at KEY (Jackson, from the same jar):
- *                            "export_id ID", "rows N", then "part NAME ROWS BYTES" per part, after
- *                            it "partition FOLDERS" for a partitioned one
- */
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
@@ -49,6 +25,32 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
+/**
+ * S3Look: what the object-store harnesses (regress/t_s3.sh, t_s3_sweep.sh) see of a bucket, through
+ * the S3 API.
+ *
+ * <p>The harnesses ask the server itself, with the AWS SDK for Java (taken from the extension's
+ * jar, which shades it unrelocated), rather than looking at S3Proxy's folder: a pending multipart
+ * upload is only visible to ListMultipartUploads, and an object only counts once ListObjectsV2
+ * lists it. Endpoint and keys come from PEP_S3_ENDPOINT, PEP_S3_IDENTITY and PEP_S3_CREDENTIAL
+ * (regress/lib/s3proxy.sh writes them).
+ *
+ * <p>One S3Look serves a whole harness run (regress/lib/s3look.sh): a JVM with the SDK takes about
+ * a second to start, and a run asks about a hundred questions. "java S3Look PORTFILE" listens on a
+ * free loopback port, writes its number to PORTFILE once it accepts, and serves one command per
+ * connection until it is killed: a line of fields separated by tabs, answered by the command's
+ * lines and then a line holding only ".". A command that fails answers "error MESSAGE" instead.
+ *
+ * <pre>
+ * list BUCKET PREFIX       one line per object ("object KEY SIZE") and per pending upload
+ *                          ("upload KEY ID") under PREFIX
+ * put BUCKET KEY [TEXT]    writes an object
+ * delete BUCKET KEY        deletes an object
+ * manifest BUCKET KEY      reads the _SUCCESS manifest at KEY (Jackson, from the same jar):
+ *                          "export_id ID", "rows N", then "part NAME ROWS BYTES" per part, after
+ *                          it "partition FOLDERS" for a partitioned one
+ * </pre>
+ */
 public final class S3Look {
   public static void main(String[] args) throws IOException {
     try (S3Client s3 =

@@ -1,7 +1,7 @@
-/*
- * tools/order_guard/Cases.java: what tools/order_guard.sh must report in SQL
- * held by Java strings, joined with + or not (each line marked
- * ORDER_GUARD_FINDS), and must not (every other line). Never compiled.
+/**
+ * tools/order_guard/Cases.java: what tools/order_guard.sh must report in SQL held by Java strings,
+ * joined with + or not (each line marked ORDER_GUARD_FINDS), and must not (every other line). Never
+ * compiled.
  */
 class Cases {
   // The caller's rows: an apostrophe in a comment.

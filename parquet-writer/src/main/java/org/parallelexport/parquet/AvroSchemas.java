@@ -1,14 +1,3 @@
-/*
- * AvroSchemas: the Avro schema embedded in every part as "parquet.avro.schema".
- *
- * Avro-based readers (parquet-avro, Spark's and Hive's Avro paths) take this schema, when
- * present, instead of deriving one from the Parquet schema, so it is how they learn that a
- * FIXED_LEN_BYTE_ARRAY is a uuid or an INT64 a local timestamp. It mirrors ValueWriters' Parquet
- * types: record "row", one nullable field per column in column order. It is metadata only and
- * never drives the writer. Avro names are stricter than PostgreSQL's (no spaces, no leading
- * digit): when a column name is not a valid Avro name the schema is left out, because a schema
- * that Avro readers cannot parse would break them where no schema does not.
- */
 package org.parallelexport.parquet;
 
 import java.util.List;
@@ -18,6 +7,17 @@ import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 
+/**
+ * AvroSchemas: the Avro schema embedded in every part as "parquet.avro.schema".
+ *
+ * <p>Avro-based readers (parquet-avro, Spark's and Hive's Avro paths) take this schema, when
+ * present, instead of deriving one from the Parquet schema, so it is how they learn that a
+ * FIXED_LEN_BYTE_ARRAY is a uuid or an INT64 a local timestamp. It mirrors ValueWriters' Parquet
+ * types: record "row", one nullable field per column in column order. It is metadata only and never
+ * drives the writer. Avro names are stricter than PostgreSQL's (no spaces, no leading digit): when
+ * a column name is not a valid Avro name the schema is left out, because a schema that Avro readers
+ * cannot parse would break them where no schema does not.
+ */
 final class AvroSchemas {
   static final String RECORD_NAME = "row";
   private static final int MAX_BYTES_DECIMAL_DIGITS = 18;

@@ -1,39 +1,3 @@
-/*
- * BatchSink: the Java entry point the C side of parallel_export_parquet calls through JNI.
- *
- * Each PostgreSQL parallel worker boots one JVM and creates one sink with the export's column
- * specs, the layout of its batch buffer and the export options. The worker then, for each part
- * file: openPart(path); writeBatch(rows) after each time it has filled the buffer; closePart(),
- * which syncs the file and returns its size for the worker's report. On any error the worker
- * raises ERROR and exits; the leader's cleanup deletes the file, which the C side entered in the
- * export's ledger before openPart created it. Java never calls back into C, and each call does one
- * batch's work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Failure handling").
- *
- * A partitioned export's worker keeps several parts open, one per partition folder it is
- * writing: selectPart(slot) makes slot the part the other calls act on (slot 0 is the only one
- * otherwise), and after each batch the open parts' buffered row groups are held to a shared
- * budget by writing out the largest early (DESIGN.md, "Bounded memory"). An object store's part
- * also holds its upload's buffers, which count in the budget and only finishing the part frees:
- * partToFinish names such a part, and the C side finishes it. Which part to close when all slots
- * are taken is the C side's choice too.
- *
- * A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
- * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
- * metadata, the encoder settings, whose allocator recycles page buffers across parts, and the
- * compressor, whose page buffers are reused the same way.
- *
- * The buffer is one direct ByteBuffer owned by C, in native byte order. For column c, the
- * capacityRows bytes at nullOffsets[c] hold 1 for NULL and 0 for a value; values start at
- * valueOffsets[c], either capacityRows fixed-width values or capacityRows (int32 offset, int32
- * length) pairs into the buffer's var area. C overwrites the buffer for the next batch, so nothing
- * may keep a view of it past writeBatch (see BinaryValueWriter).
- *
- * Errors are Java exceptions, which the C side turns into ereport(ERROR): IllegalArgumentException
- * for bad specs, options or values, IllegalStateException for calls out of order (and the
- * injected fault), IOException (FileAlreadyExistsException among them) for file errors. After a
- * writeBatch failure the part cannot be closed, only aborted. Not thread-safe: a worker calls it
- * from its main thread only.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -51,6 +15,42 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+/**
+ * BatchSink: the Java entry point the C side of parallel_export_parquet calls through JNI.
+ *
+ * <p>Each PostgreSQL parallel worker boots one JVM and creates one sink with the export's column
+ * specs, the layout of its batch buffer and the export options. The worker then, for each part
+ * file: openPart(path); writeBatch(rows) after each time it has filled the buffer; closePart(),
+ * which syncs the file and returns its size for the worker's report. On any error the worker raises
+ * ERROR and exits; the leader's cleanup deletes the file, which the C side entered in the export's
+ * ledger before openPart created it. Java never calls back into C, and each call does one batch's
+ * work, so the worker reaches CHECK_FOR_INTERRUPTS often (DESIGN.md, "Failure handling").
+ *
+ * <p>A partitioned export's worker keeps several parts open, one per partition folder it is
+ * writing: selectPart(slot) makes slot the part the other calls act on (slot 0 is the only one
+ * otherwise), and after each batch the open parts' buffered row groups are held to a shared budget
+ * by writing out the largest early (DESIGN.md, "Bounded memory"). An object store's part also holds
+ * its upload's buffers, which count in the budget and only finishing the part frees: partToFinish
+ * names such a part, and the C side finishes it. Which part to close when all slots are taken is
+ * the C side's choice too.
+ *
+ * <p>A part is a PartWriter, which writes each batch a column at a time into parquet-java's column
+ * writers; the sink keeps what all parts share: the column writers' tree, the schema, the footer's
+ * metadata, the encoder settings, whose allocator recycles page buffers across parts, and the
+ * compressor, whose page buffers are reused the same way.
+ *
+ * <p>The buffer is one direct ByteBuffer owned by C, in native byte order. For column c, the
+ * capacityRows bytes at nullOffsets[c] hold 1 for NULL and 0 for a value; values start at
+ * valueOffsets[c], either capacityRows fixed-width values or capacityRows (int32 offset, int32
+ * length) pairs into the buffer's var area. C overwrites the buffer for the next batch, so nothing
+ * may keep a view of it past writeBatch (see BinaryValueWriter).
+ *
+ * <p>Errors are Java exceptions, which the C side turns into ereport(ERROR):
+ * IllegalArgumentException for bad specs, options or values, IllegalStateException for calls out of
+ * order (and the injected fault), IOException (FileAlreadyExistsException among them) for file
+ * errors. After a writeBatch failure the part cannot be closed, only aborted. Not thread-safe: a
+ * worker calls it from its main thread only.
+ */
 public final class BatchSink {
   static final String WRITER_VERSION = "1.0.0";
   static final String MESSAGE_NAME = "schema";

@@ -1,14 +1,3 @@
-/*
- * BinaryValueWriter: variable-length values (kinds STRING, JSON, BYTES, ENUM) as Parquet BINARY;
- * the factory picks the annotation (STRING, JSON, none, ENUM).
- *
- * The value area holds an (offset, length) pair per row pointing into the buffer's var area. The
- * C side overwrites the buffer with the next batch while parquet may still hold the value, so a
- * value reaches parquet as a "reused" Binary over a heap copy: the slice's copy in VarBytes (which
- * says why that is safe and why not the direct buffer itself), or, for a slice too wide to copy
- * whole, this writer's scratch array. A value larger than 64 kB gets an array of its own instead,
- * which parquet keeps without copying.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -18,6 +7,17 @@ import java.nio.IntBuffer;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * BinaryValueWriter: variable-length values (kinds STRING, JSON, BYTES, ENUM) as Parquet BINARY;
+ * the factory picks the annotation (STRING, JSON, none, ENUM).
+ *
+ * <p>The value area holds an (offset, length) pair per row pointing into the buffer's var area. The
+ * C side overwrites the buffer with the next batch while parquet may still hold the value, so a
+ * value reaches parquet as a "reused" Binary over a heap copy: the slice's copy in VarBytes (which
+ * says why that is safe and why not the direct buffer itself), or, for a slice too wide to copy
+ * whole, this writer's scratch array. A value larger than 64 kB gets an array of its own instead,
+ * which parquet keeps without copying.
+ */
 final class BinaryValueWriter extends VarWidthValueWriter {
   // Above this many bytes a value is not copied through the scratch array (see writeBytes).
   private static final int LARGE_VALUE = 64 * 1024;

@@ -1,13 +1,13 @@
-/*
- * BooleanValueWriter: PostgreSQL boolean (kind BOOL, one byte 0 or 1) as Parquet BOOLEAN.
- *
- * Created by ValueWriters; see FixedWidthValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * BooleanValueWriter: PostgreSQL boolean (kind BOOL, one byte 0 or 1) as Parquet BOOLEAN.
+ *
+ * <p>Created by ValueWriters; see FixedWidthValueWriter.
+ */
 final class BooleanValueWriter extends FixedWidthValueWriter {
   private final byte[] values = new byte[PartWriter.SLICE_ROWS];
 

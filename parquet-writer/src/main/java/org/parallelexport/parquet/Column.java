@@ -1,19 +1,19 @@
-/*
- * Column: what the C side told BatchSink.create about one result column.
- *
- * Only a carrier from the create() arrays to ValueWriters and FileMetadata; it knows nothing
- * about Parquet. A column's type is a tree: a LIST column has one child (its element, named
- * "element"), a STRUCT column one child per field. Children are nodes, not batch columns: their
- * index is their position in the parent group, their offsets -1 and their pgType empty. A node's
- * label is what errors call it: its column's name, then the fields down to it ("c.v"); a list
- * element goes by its list's label, since "element" would tell a user nothing.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
 
 import java.util.List;
 
+/**
+ * Column: what the C side told BatchSink.create about one result column.
+ *
+ * <p>Only a carrier from the create() arrays to ValueWriters and FileMetadata; it knows nothing
+ * about Parquet. A column's type is a tree: a LIST column has one child (its element, named
+ * "element"), a STRUCT column one child per field. Children are nodes, not batch columns: their
+ * index is their position in the parent group, their offsets -1 and their pgType empty. A node's
+ * label is what errors call it: its column's name, then the fields down to it ("c.v"); a list
+ * element goes by its list's label, since "element" would tell a user nothing.
+ */
 final class Column {
   final int index;
   final String name;

@@ -1,14 +1,3 @@
-/*
- * CreatedByStamp: names this extension in a finished part's footer field created_by.
- *
- * parquet-java writes its own constant ("parquet-mr version ...") into every footer and offers no
- * setting for it, but created_by is how readers tell which application wrote a file (and whose
- * quirks to work around). So once parquet-java has written the footer, and before the file is
- * synced, the footer is read back with parquet-format's own Thrift codec, given a created_by in
- * the format's "<application> version <version> (build <build>)" form, and written again in place
- * of the old one. Only the footer moves: every offset in it points before it, so the column
- * chunks, indexes and bloom filters stay where they are.
- */
 package org.parallelexport.parquet;
 
 import java.io.ByteArrayInputStream;
@@ -22,6 +11,17 @@ import org.apache.parquet.Version;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;
 
+/**
+ * CreatedByStamp: names this extension in a finished part's footer field created_by.
+ *
+ * <p>parquet-java writes its own constant ("parquet-mr version ...") into every footer and offers
+ * no setting for it, but created_by is how readers tell which application wrote a file (and whose
+ * quirks to work around). So once parquet-java has written the footer, and before the file is
+ * synced, the footer is read back with parquet-format's own Thrift codec, given a created_by in the
+ * format's "{@literal <application> version <version> (build <build>)}" form, and written again in
+ * place of the old one. Only the footer moves: every offset in it points before it, so the column
+ * chunks, indexes and bloom filters stay where they are.
+ */
 public final class CreatedByStamp {
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
   // Footer length (4 bytes, little-endian) and the magic end every Parquet file.

@@ -1,15 +1,3 @@
-/*
- * DecimalValueWriter: PostgreSQL numeric (kind DECIMAL, the ASCII text numeric_out prints) as
- * Parquet DECIMAL(p, s) on a FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold p digits (19 to 38).
- *
- * The C side sends text only for what does not fit an int64: numeric(p,s) with p > 18, and the
- * unconstrained_numeric => 'decimal(P,S)' mapping with P > 18 (up to 18 digits it decodes the
- * value itself, kind DECIMAL64, see UnscaledDecimalValueWriter; ValueWriters refuses a narrower
- * DECIMAL). For a numeric(p,s) column numeric_out prints exactly s fraction digits, so the common
- * value of at most 18 digits is parsed straight into a long; anything else (more digits, another
- * scale, NaN, Infinity) goes through BigDecimal, which either converts it exactly or explains why it
- * cannot. Values are never rounded: an export must not change data silently.
- */
 package org.parallelexport.parquet;
 
 import java.math.BigDecimal;
@@ -20,6 +8,19 @@ import java.nio.charset.StandardCharsets;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * DecimalValueWriter: PostgreSQL numeric (kind DECIMAL, the ASCII text numeric_out prints) as
+ * Parquet DECIMAL(p, s) on a FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold p digits (19 to
+ * 38).
+ *
+ * <p>The C side sends text only for what does not fit an int64: numeric(p,s) with p &gt; 18, and
+ * the {@code unconstrained_numeric => 'decimal(P,S)'} mapping with P &gt; 18 (up to 18 digits it
+ * decodes the value itself, kind DECIMAL64, see UnscaledDecimalValueWriter; ValueWriters refuses a
+ * narrower DECIMAL). For a numeric(p,s) column numeric_out prints exactly s fraction digits, so the
+ * common value of at most 18 digits is parsed straight into a long; anything else (more digits,
+ * another scale, NaN, Infinity) goes through BigDecimal, which either converts it exactly or
+ * explains why it cannot. Values are never rounded: an export must not change data silently.
+ */
 final class DecimalValueWriter extends VarWidthValueWriter {
   static final int MAX_PRECISION = 38;
   private static final int MAX_LONG_DIGITS = 18;

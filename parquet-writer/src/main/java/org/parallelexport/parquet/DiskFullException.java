@@ -1,24 +1,24 @@
-/*
- * DiskFullException: a part's write failed because its file system is full.
- *
- * PostgreSQL reports a full disk under its own files as SQLSTATE 53100 (disk_full), which scripts
- * and monitoring tell apart from other I/O errors: free space and retry. The JDK reports ENOSPC as
- * a plain IOException whose only sign is its message, the C library's text in the server's
- * lc_messages language, so neither its class nor its text can be matched. The file system itself
- * can be asked: SyncingOutputFile, when a write, the footer stamp or the sync fails, asks for the
- * space an unprivileged user may still take there (statvfs's f_bavail, which excludes the blocks
- * reserved for root; the server never runs as root), and if that is less than the write needed, at
- * least MARGIN, the failure becomes this exception, with the original as its cause. The C side
- * (pljava-glue, pep_jvm.c) maps this class to 53100 wherever it appears in the cause chain. A
- * disk that had space again by the time it was asked, a quota (EDQUOT, which statvfs does not see)
- * or a failure of the space check itself keeps the original IOException, 58030 (io_error).
- */
 package org.parallelexport.parquet;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+/**
+ * DiskFullException: a part's write failed because its file system is full.
+ *
+ * <p>PostgreSQL reports a full disk under its own files as SQLSTATE 53100 (disk_full), which
+ * scripts and monitoring tell apart from other I/O errors: free space and retry. The JDK reports
+ * ENOSPC as a plain IOException whose only sign is its message, the C library's text in the
+ * server's lc_messages language, so neither its class nor its text can be matched. The file system
+ * itself can be asked: SyncingOutputFile, when a write, the footer stamp or the sync fails, asks
+ * for the space an unprivileged user may still take there (statvfs's f_bavail, which excludes the
+ * blocks reserved for root; the server never runs as root), and if that is less than the write
+ * needed, at least MARGIN, the failure becomes this exception, with the original as its cause. The
+ * C side (pljava-glue, pep_jvm.c) maps this class to 53100 wherever it appears in the cause chain.
+ * A disk that had space again by the time it was asked, a quota (EDQUOT, which statvfs does not
+ * see) or a failure of the space check itself keeps the original IOException, 58030 (io_error).
+ */
 final class DiskFullException extends IOException {
   private static final long serialVersionUID = 1L;
   // Less usable space than this after a failed write counts as full whatever the write needed: a

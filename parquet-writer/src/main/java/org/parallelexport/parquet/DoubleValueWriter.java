@@ -1,14 +1,14 @@
-/*
- * DoubleValueWriter: PostgreSQL double precision (kind FLOAT64) as Parquet DOUBLE.
- *
- * Created by ValueWriters; see FixedWidthValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import java.nio.LongBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * DoubleValueWriter: PostgreSQL double precision (kind FLOAT64) as Parquet DOUBLE.
+ *
+ * <p>Created by ValueWriters; see FixedWidthValueWriter.
+ */
 final class DoubleValueWriter extends FixedWidthValueWriter {
   private final long[] values = new long[PartWriter.SLICE_ROWS];
   private LongBuffer view;

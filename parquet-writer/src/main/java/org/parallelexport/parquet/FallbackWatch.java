@@ -1,19 +1,3 @@
-/*
- * FallbackWatch: which columns of a row group gave up their dictionary, seen from the pages they
- * write.
- *
- * parquet-java tries a dictionary for every column it is enabled for and falls back to the plain
- * (v1) or delta (v2) encoding when the dictionary grows too large or does not make the first page
- * smaller. It does so again in every row group: ColumnWriteStore is made anew for each. PartWriter
- * puts this store between the column writers and the row group's ColumnChunkPageWriteStore, and
- * after the row group turns the dictionary off for the columns it names, so a part's later row
- * groups no longer hash values into a dictionary that will be dropped. That matters most for a
- * query source, whose columns the table statistics behind dictionary_off_columns do not cover.
- *
- * A page whose values are all null does not count: parquet-java drops the dictionary of such a
- * first page because it saves nothing, not because of the values (without statistics parquet-java
- * counts no nulls, and such a page counts).
- */
 package org.parallelexport.parquet;
 
 import java.io.IOException;
@@ -31,6 +15,22 @@ import org.apache.parquet.column.statistics.SizeStatistics;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics;
 
+/**
+ * FallbackWatch: which columns of a row group gave up their dictionary, seen from the pages they
+ * write.
+ *
+ * <p>parquet-java tries a dictionary for every column it is enabled for and falls back to the plain
+ * (v1) or delta (v2) encoding when the dictionary grows too large or does not make the first page
+ * smaller. It does so again in every row group: ColumnWriteStore is made anew for each. PartWriter
+ * puts this store between the column writers and the row group's ColumnChunkPageWriteStore, and
+ * after the row group turns the dictionary off for the columns it names, so a part's later row
+ * groups no longer hash values into a dictionary that will be dropped. That matters most for a
+ * query source, whose columns the table statistics behind dictionary_off_columns do not cover.
+ *
+ * <p>A page whose values are all null does not count: parquet-java drops the dictionary of such a
+ * first page because it saves nothing, not because of the values (without statistics parquet-java
+ * counts no nulls, and such a page counts).
+ */
 final class FallbackWatch implements PageWriteStore {
   private final PageWriteStore pages;
   private final Map<ColumnDescriptor, Watched> writers = new HashMap<>();

@@ -1,15 +1,3 @@
-/*
- * FileMetadata: the key-value metadata written into every part's footer.
- *
- * Parquet's logical types cannot say "this was numeric(12,2)" or "this was jsonb", so each part
- * records the PostgreSQL type of every column (parallel_export_parquet.pg_types, a JSON object
- * column name -> type), the extension that wrote it (parallel_export_parquet.version) and the
- * reader profile its columns were encoded for (parallel_export_parquet.compatibility: "none" for
- * the faithful encodings, "spark" when uuid, time and timetz are their text), and carries the Avro
- * schema for Avro-based readers (see AvroSchemas). The same map goes into every
- * part of a worker, its keys in this order: Map.copyOf's order changes from one JVM to the next,
- * and with it the bytes of two exports of the same rows.
- */
 package org.parallelexport.parquet;
 
 import java.util.Collections;
@@ -17,6 +5,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+/**
+ * FileMetadata: the key-value metadata written into every part's footer.
+ *
+ * <p>Parquet's logical types cannot say "this was numeric(12,2)" or "this was jsonb", so each part
+ * records the PostgreSQL type of every column (parallel_export_parquet.pg_types, a JSON object
+ * column name -&gt; type), the extension that wrote it (parallel_export_parquet.version) and the
+ * reader profile its columns were encoded for (parallel_export_parquet.compatibility: "none" for
+ * the faithful encodings, "spark" when uuid, time and timetz are their text), and carries the Avro
+ * schema for Avro-based readers (see AvroSchemas). The same map goes into every part of a worker,
+ * its keys in this order: Map.copyOf's order changes from one JVM to the next, and with it the
+ * bytes of two exports of the same rows.
+ */
 final class FileMetadata {
   static final String VERSION_KEY = "parallel_export_parquet.version";
   static final String PG_TYPES_KEY = "parallel_export_parquet.pg_types";

@@ -1,13 +1,13 @@
-/*
- * FixedWidthValueWriter: the common half of every leaf kind of fixed width (booleans, integers,
- * floats, unscaled decimals, uuid): its value is the same bytes in a batch's value area and in a
- * nested payload, so a subclass only says how to write the value at a position.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.schema.Type;
 
+/**
+ * FixedWidthValueWriter: the common half of every leaf kind of fixed width (booleans, integers,
+ * floats, unscaled decimals, uuid): its value is the same bytes in a batch's value area and in a
+ * nested payload, so a subclass only says how to write the value at a position.
+ */
 abstract class FixedWidthValueWriter extends ValueWriter {
   private final int width;
 

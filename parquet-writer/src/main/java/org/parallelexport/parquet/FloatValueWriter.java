@@ -1,14 +1,14 @@
-/*
- * FloatValueWriter: PostgreSQL real (kind FLOAT32) as Parquet FLOAT.
- *
- * Created by ValueWriters; see FixedWidthValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import java.nio.IntBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * FloatValueWriter: PostgreSQL real (kind FLOAT32) as Parquet FLOAT.
+ *
+ * <p>Created by ValueWriters; see FixedWidthValueWriter.
+ */
 final class FloatValueWriter extends FixedWidthValueWriter {
   private final int[] values = new int[PartWriter.SLICE_ROWS];
   private IntBuffer view;

@@ -1,8 +1,14 @@
-/*
+package org.parallelexport.parquet;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+
+/**
  * HeapBound: full collections between row groups, so that what the row groups left behind does not
  * make a long export's worker take more memory than a short one's.
  *
- * A row group's dictionary writers outlive the small young generation of the default jvm_options
+ * <p>A row group's dictionary writers outlive the small young generation of the default jvm_options
  * (-Xmn16m), so every row group promotes its dictionaries to the old generation, where they die
  * when the row group ends. SerialGC collects the old generation only when a promotion no longer
  * fits it, so it fills with them first: its pages are touched once and stay the worker's, and an
@@ -12,24 +18,18 @@
  * the young generation instead of collecting it, so a worker of JDK 25 kept every dead dictionary
  * of its export, up to 500 MB. No JVM option bounds either.
  *
- * PartWriter calls betweenRowGroups() when it starts a row group, once the last one's writers are
- * unreachable. It asks for a full collection (System.gc()) when the old generation holds more
+ * <p>PartWriter calls betweenRowGroups() when it starts a row group, once the last one's writers
+ * are unreachable. It asks for a full collection (System.gc()) when the old generation holds more
  * than SLACK bytes above what the last full collection left there (before the first, the least it
  * held at a call), and, on JDK 23 and later, when the heap grew since the last call without a full
  * collection (what JDK 17 and 21 do on their own). So the old generation's pages reach what the
  * export keeps live plus SLACK, however many row groups it writes; a full collection of a worker's
- * heap takes tens of milliseconds, and a table whose row groups promote SLACK each pays one per
- * row group. It looks SerialGC up (java.lang.management: about 50 ms of CPU) only once the heap in
- * use reaches WATCH_FROM or grows, so an export too small for either pays nothing; under another
+ * heap takes tens of milliseconds, and a table whose row groups promote SLACK each pays one per row
+ * group. It looks SerialGC up (java.lang.management: about 50 ms of CPU) only once the heap in use
+ * reaches WATCH_FROM or grows, so an export too small for either pays nothing; under another
  * collector in jvm_options it does nothing (those size the heap by other rules), and
  * -XX:+DisableExplicitGC turns it off.
  */
-package org.parallelexport.parquet;
-
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-
 final class HeapBound {
   static final long SLACK = 8L * 1024 * 1024;
   static final long WATCH_FROM = 32L * 1024 * 1024;

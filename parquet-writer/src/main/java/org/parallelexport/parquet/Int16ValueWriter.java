@@ -1,14 +1,15 @@
-/*
- * Int16ValueWriter: PostgreSQL smallint (kind INT16, two bytes) as Parquet INT32 annotated INTEGER(16, signed).
- *
- * Created by ValueWriters; see FixedWidthValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import java.nio.ShortBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * Int16ValueWriter: PostgreSQL smallint (kind INT16, two bytes) as Parquet INT32 annotated
+ * INTEGER(16, signed).
+ *
+ * <p>Created by ValueWriters; see FixedWidthValueWriter.
+ */
 final class Int16ValueWriter extends FixedWidthValueWriter {
   private final short[] values = new short[PartWriter.SLICE_ROWS];
   private ShortBuffer view;

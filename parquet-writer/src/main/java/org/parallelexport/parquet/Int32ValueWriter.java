@@ -1,14 +1,15 @@
-/*
- * Int32ValueWriter: four-byte integers (kinds INT32 and DATE, days since 1970-01-01) as Parquet INT32; the factory picks the annotation.
- *
- * Created by ValueWriters; see FixedWidthValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import java.nio.IntBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * Int32ValueWriter: four-byte integers (kinds INT32 and DATE, days since 1970-01-01) as Parquet
+ * INT32; the factory picks the annotation.
+ *
+ * <p>Created by ValueWriters; see FixedWidthValueWriter.
+ */
 final class Int32ValueWriter extends FixedWidthValueWriter {
   private final int[] values = new int[PartWriter.SLICE_ROWS];
   private IntBuffer view;

@@ -1,14 +1,15 @@
-/*
- * Int64ValueWriter: eight-byte integers (kinds INT64, TIME, TIMESTAMP, TIMESTAMPTZ, the last three in microseconds) as Parquet INT64; the factory picks the annotation.
- *
- * Created by ValueWriters; see FixedWidthValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import java.nio.LongBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * Int64ValueWriter: eight-byte integers (kinds INT64, TIME, TIMESTAMP, TIMESTAMPTZ, the last three
+ * in microseconds) as Parquet INT64; the factory picks the annotation.
+ *
+ * <p>Created by ValueWriters; see FixedWidthValueWriter.
+ */
 final class Int64ValueWriter extends FixedWidthValueWriter {
   private final long[] values = new long[PartWriter.SLICE_ROWS];
   private LongBuffer view;

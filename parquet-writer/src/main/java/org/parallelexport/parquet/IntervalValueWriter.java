@@ -1,12 +1,3 @@
-/*
- * IntervalValueWriter: PostgreSQL interval (kind INTERVAL, 16 bytes: int32 months, int32 days,
- * int64 microseconds) as a Parquet group of three required fields, months INT32, days INT32,
- * microseconds INT64.
- *
- * PostgreSQL keeps the three parts apart because a month and a day have no fixed length, so the
- * group keeps them apart too: nothing is normalized and every interval round-trips exactly.
- * Parquet's own INTERVAL (unsigned months, days, milliseconds) would lose signs and microseconds.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
@@ -15,6 +6,15 @@ import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
 
+/**
+ * IntervalValueWriter: PostgreSQL interval (kind INTERVAL, 16 bytes: int32 months, int32 days,
+ * int64 microseconds) as a Parquet group of three required fields, months INT32, days INT32,
+ * microseconds INT64.
+ *
+ * <p>PostgreSQL keeps the three parts apart because a month and a day have no fixed length, so the
+ * group keeps them apart too: nothing is normalized and every interval round-trips exactly.
+ * Parquet's own INTERVAL (unsigned months, days, milliseconds) would lose signs and microseconds.
+ */
 final class IntervalValueWriter extends ValueWriter {
   static final String MONTHS = "months";
   static final String DAYS = "days";

@@ -1,18 +1,18 @@
-/*
+package org.parallelexport.parquet;
+
+import java.util.List;
+
+/**
  * JniMethods: every Java method and class that C resolves through JNI, listed once.
  *
- * C names a Java method by class, name and descriptor, strings the C compiler cannot check and
- * the JVM checks only when the method is resolved. This list is the one place they are written:
- * the C build runs main (extension/Makefile) to make generated/pep_jni_methods.h, whose macros
+ * <p>C names a Java method by class, name and descriptor, strings the C compiler cannot check and
+ * the JVM checks only when the method is resolved. This list is the one place they are written: the
+ * C build runs main (extension/Makefile) to make generated/pep_jni_methods.h, whose macros
  * (PEP_JNI_SINK_OPEN_PART, ...) are the only way C spells a method, and JniMethodsTest resolves
  * every entry against the writer's classes by reflection, so a method renamed, retyped or made
  * static on the Java side fails the Maven build instead of the first export that calls it. The
  * class depends on nothing but java.base, so the C build compiles it without Maven.
  */
-package org.parallelexport.parquet;
-
-import java.util.List;
-
 public final class JniMethods {
   /** A method C resolves: macro is the C name after PEP_JNI_, descriptor its JNI descriptor. */
   public record Method(

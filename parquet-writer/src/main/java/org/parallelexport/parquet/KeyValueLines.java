@@ -1,11 +1,3 @@
-/*
- * KeyValueLines: the "key=value" lines in which the C side passes settings to Java.
- *
- * SinkOptions (the Parquet writer's options) and S3Settings (how to reach an object store) share
- * the format and its rules: blank lines are skipped, keys and values are trimmed, and a line
- * without a key or a key given twice is an error. A line's text appears in an error only when the
- * caller says so, because S3 settings carry a secret.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -14,6 +6,14 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BiConsumer;
 
+/**
+ * KeyValueLines: the "key=value" lines in which the C side passes settings to Java.
+ *
+ * <p>SinkOptions (the Parquet writer's options) and S3Settings (how to reach an object store) share
+ * the format and its rules: blank lines are skipped, keys and values are trimmed, and a line
+ * without a key or a key given twice is an error. A line's text appears in an error only when the
+ * caller says so, because S3 settings carry a secret.
+ */
 public final class KeyValueLines {
   private KeyValueLines() {}
 

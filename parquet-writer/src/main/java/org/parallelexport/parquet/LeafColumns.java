@@ -1,11 +1,3 @@
-/*
- * LeafColumns: finds the ColumnWriter of one leaf column of a row group's ColumnWriteStore.
- *
- * Every ValueWriter that writes a Parquet column (each leaf kind, and an INTERVAL's three fields)
- * binds through here at the start of each row group. The descriptor's maximum levels must equal
- * the ones ValueWriters computed for the node, so a level bug shows at the first row group
- * instead of as a file that readers misread.
- */
 package org.parallelexport.parquet;
 
 import org.apache.parquet.column.ColumnDescriptor;
@@ -13,6 +5,14 @@ import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.schema.MessageType;
 
+/**
+ * LeafColumns: finds the ColumnWriter of one leaf column of a row group's ColumnWriteStore.
+ *
+ * <p>Every ValueWriter that writes a Parquet column (each leaf kind, and an INTERVAL's three
+ * fields) binds through here at the start of each row group. The descriptor's maximum levels must
+ * equal the ones ValueWriters computed for the node, so a level bug shows at the first row group
+ * instead of as a file that readers misread.
+ */
 final class LeafColumns {
   private LeafColumns() {}
 

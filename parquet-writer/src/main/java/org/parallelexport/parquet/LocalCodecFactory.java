@@ -1,13 +1,3 @@
-/*
- * LocalCodecFactory: Parquet page compression without Hadoop.
- *
- * parquet-java's own CodecFactory goes through Hadoop's CompressionCodec classes even for
- * UNCOMPRESSED, and the worker JVM has no Hadoop on its class path. This factory compresses with
- * the libraries the shaded jar carries: snappy-java (raw Snappy blocks, as Parquet specifies),
- * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW) and java.util.zip
- * (gzip members). One factory serves all of a BatchSink's parts, so that each compressor's
- * page-sized buffers are allocated once per worker rather than once per part.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -25,6 +15,16 @@ import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.xerial.snappy.Snappy;
 
+/**
+ * LocalCodecFactory: Parquet page compression without Hadoop.
+ *
+ * <p>parquet-java's own CodecFactory goes through Hadoop's CompressionCodec classes even for
+ * UNCOMPRESSED, and the worker JVM has no Hadoop on its class path. This factory compresses with
+ * the libraries the shaded jar carries: snappy-java (raw Snappy blocks, as Parquet specifies),
+ * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW) and java.util.zip (gzip
+ * members). One factory serves all of a BatchSink's parts, so that each compressor's page-sized
+ * buffers are allocated once per worker rather than once per part.
+ */
 final class LocalCodecFactory implements CompressionCodecFactory {
   // Parquet's default zstd level (parquet.compression.codec.zstd.level).
   private static final int ZSTD_LEVEL = 3;

@@ -1,17 +1,18 @@
-/*
- * OptionDefaults: the defaults of the writer options that the SQL function exposes, defined once.
- *
- * SinkOptions starts from these. The C side reads the numeric ones from the header that javac -h
- * generates from this file (org_parallelexport_parquet_OptionDefaults.h, every constant here being
- * @Native) and applies them to arguments passed as NULL; the Strings, which cannot be @Native, it
- * reads from the header the build makes with javap -constants (extension/pep_contract.h). The SQL
- * function's DEFAULT clauses and the option table of docs/usage.md restate them for users, and
- * OptionDefaultsTest fails when either disagrees with this file.
- */
 package org.parallelexport.parquet;
 
 import java.lang.annotation.Native;
 
+/**
+ * OptionDefaults: the defaults of the writer options that the SQL function exposes, defined once.
+ *
+ * <p>SinkOptions starts from these. The C side reads the numeric ones from the header that javac -h
+ * generates from this file (org_parallelexport_parquet_OptionDefaults.h, every constant here being
+ * {@code @Native}) and applies them to arguments passed as NULL; the Strings, which cannot be
+ * {@code @Native}, it reads from the header the build makes with javap -constants
+ * (extension/pep_contract.h). The SQL function's DEFAULT clauses and the option table of
+ * docs/usage.md restate them for users, and OptionDefaultsTest fails when either disagrees with
+ * this file.
+ */
 final class OptionDefaults {
   static final String COMPRESSION = "snappy";
   // The codec's own default level.

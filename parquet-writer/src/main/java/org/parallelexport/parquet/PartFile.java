@@ -1,17 +1,17 @@
-/*
- * PartFile: where BatchSink writes one part, a local file or an object-store upload.
- *
- * BatchSink and PartWriter only need an OutputFile to write through, plus the three things a part
- * reports when it ends: its size, whether its stream was closed without a footer (such a part must
- * never be published), and a way to give it up that never throws; and, while it is open, the heap
- * it holds. SyncingOutputFile is the local kind; s3.MultipartOutputFile the object-store kind,
- * whose upload stays pending after close (DESIGN.md, "Object storage: never a partial export").
- */
 package org.parallelexport.parquet;
 
 import java.io.IOException;
 import org.apache.parquet.io.OutputFile;
 
+/**
+ * PartFile: where BatchSink writes one part, a local file or an object-store upload.
+ *
+ * <p>BatchSink and PartWriter only need an OutputFile to write through, plus the three things a
+ * part reports when it ends: its size, whether its stream was closed without a footer (such a part
+ * must never be published), and a way to give it up that never throws; and, while it is open, the
+ * heap it holds. SyncingOutputFile is the local kind; s3.MultipartOutputFile the object-store kind,
+ * whose upload stays pending after close (DESIGN.md, "Object storage: never a partial export").
+ */
 public interface PartFile extends OutputFile {
   /** Bytes written so far; after close, the part's size. */
   long position();

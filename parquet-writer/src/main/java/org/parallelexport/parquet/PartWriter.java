@@ -1,24 +1,3 @@
-/*
- * PartWriter: one part file, written a column at a time through parquet-java's column writer API.
- *
- * This is what parquet-java's InternalParquetRecordWriter does for ParquetWriter, minus the
- * record path: a ParquetFileWriter over the part's OutputFile (any OutputFile: a local file or
- * an object-store upload), and per row group a ColumnChunkPageWriteStore (compressed pages, bloom
- * filters) under a ColumnWriteStore (encoders, dictionaries and their fallback, statistics, page
- * cuts), both from the sink's ParquetProperties. write() hands each column's ValueWriter a slice
- * of the batch's rows, then ends the slice's records in the store, which cuts pages on its own.
- *
- * Row groups end as ParquetWriter ends them, checked more often: at row_group_rows rows exactly
- * (a slice never crosses that count), or when the buffered row group is within two average rows
- * of row_group_bytes, which is checked after every slice instead of every 100 to 10000 rows. A
- * slice is also cut short so that the batch bytes of its rows (fixed widths plus var lengths)
- * fit what is left of row_group_bytes, so one batch of wide rows (megabytes each) is split across
- * row groups rather than buffered whole: a row group holds at most row_group_bytes plus one row,
- * whatever the rows' width.
- *
- * A column whose dictionary parquet-java dropped in a row group is written without one in the
- * part's later row groups (FallbackWatch), as if dictionary_off_columns had named it.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -39,6 +18,27 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.MessageType;
 
+/**
+ * PartWriter: one part file, written a column at a time through parquet-java's column writer API.
+ *
+ * <p>This is what parquet-java's InternalParquetRecordWriter does for ParquetWriter, minus the
+ * record path: a ParquetFileWriter over the part's OutputFile (any OutputFile: a local file or an
+ * object-store upload), and per row group a ColumnChunkPageWriteStore (compressed pages, bloom
+ * filters) under a ColumnWriteStore (encoders, dictionaries and their fallback, statistics, page
+ * cuts), both from the sink's ParquetProperties. write() hands each column's ValueWriter a slice of
+ * the batch's rows, then ends the slice's records in the store, which cuts pages on its own.
+ *
+ * <p>Row groups end as ParquetWriter ends them, checked more often: at row_group_rows rows exactly
+ * (a slice never crosses that count), or when the buffered row group is within two average rows of
+ * row_group_bytes, which is checked after every slice instead of every 100 to 10000 rows. A slice
+ * is also cut short so that the batch bytes of its rows (fixed widths plus var lengths) fit what is
+ * left of row_group_bytes, so one batch of wide rows (megabytes each) is split across row groups
+ * rather than buffered whole: a row group holds at most row_group_bytes plus one row, whatever the
+ * rows' width.
+ *
+ * <p>A column whose dictionary parquet-java dropped in a row group is written without one in the
+ * part's later row groups (FallbackWatch), as if dictionary_off_columns had named it.
+ */
 final class PartWriter {
   // Becomes the file's "writer.model.name" key, as ParquetWriter names its WriteSupport's model.
   static final String MODEL_NAME = "parallel_export_parquet";

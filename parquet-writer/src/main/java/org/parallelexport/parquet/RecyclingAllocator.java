@@ -1,26 +1,3 @@
-/*
- * RecyclingAllocator: the heap buffers parquet-java writes pages into, handed back out again
- * instead of allocated and zeroed anew.
- *
- * parquet-java takes every page buffer from the ParquetProperties' allocator and releases it when
- * the page is written (the encoders' slabs) or when the row group is (the compressed pages): the
- * default allocator drops them, so each page allocates and zeroes fresh arrays, which was 8% of a
- * worker's time in memset. This one keeps released buffers by size class and reuses them for the
- * next request of that class: the same column asks for the same slab sizes page after page, and
- * row group after row group. Classes are eighths of a power of two, so a buffer is at most 1/8
- * larger than asked (its limit is the requested size). Buffers above MAX_POOLED bytes, and any
- * beyond the sink's retain limit held in total, are left to the garbage collector, and the pool
- * holds the others through soft references, which the JVM clears before it would throw
- * OutOfMemoryError: the pool never costs a worker heap it needs for a row group. One per sink; not
- * thread-safe, like the sink.
- *
- * The retain limit is what one row group may buffer (row_group_bytes), at least MIN_RETAINED: a
- * row group's compressed pages are all released when it is written, and the next one asks for as
- * many again. A lower limit dropped the excess at every row group end and allocated it anew in the
- * next (a 50-column table at the 64 MB default: 30 MB a row group), which the young collections
- * copied into the old generation, where it forced a full collection per row group
- * (bench/results/pool.md).
- */
 package org.parallelexport.parquet;
 
 import java.lang.ref.SoftReference;
@@ -31,6 +8,29 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.parquet.bytes.ByteBufferAllocator;
 
+/**
+ * RecyclingAllocator: the heap buffers parquet-java writes pages into, handed back out again
+ * instead of allocated and zeroed anew.
+ *
+ * <p>parquet-java takes every page buffer from the ParquetProperties' allocator and releases it
+ * when the page is written (the encoders' slabs) or when the row group is (the compressed pages):
+ * the default allocator drops them, so each page allocates and zeroes fresh arrays, which was 8% of
+ * a worker's time in memset. This one keeps released buffers by size class and reuses them for the
+ * next request of that class: the same column asks for the same slab sizes page after page, and row
+ * group after row group. Classes are eighths of a power of two, so a buffer is at most 1/8 larger
+ * than asked (its limit is the requested size). Buffers above MAX_POOLED bytes, and any beyond the
+ * sink's retain limit held in total, are left to the garbage collector, and the pool holds the
+ * others through soft references, which the JVM clears before it would throw OutOfMemoryError: the
+ * pool never costs a worker heap it needs for a row group. One per sink; not thread-safe, like the
+ * sink.
+ *
+ * <p>The retain limit is what one row group may buffer (row_group_bytes), at least MIN_RETAINED: a
+ * row group's compressed pages are all released when it is written, and the next one asks for as
+ * many again. A lower limit dropped the excess at every row group end and allocated it anew in the
+ * next (a 50-column table at the 64 MB default: 30 MB a row group), which the young collections
+ * copied into the old generation, where it forced a full collection per row group
+ * (bench/results/pool.md).
+ */
 final class RecyclingAllocator implements ByteBufferAllocator {
   static final int MAX_POOLED = 4 * 1024 * 1024;
   static final long MIN_RETAINED = 32L * 1024 * 1024;

@@ -1,18 +1,18 @@
-/*
- * SinkOptions: the options string BatchSink.create receives, parsed once per worker.
- *
- * The C side builds it from the SQL call's settings as "key=value" lines, with OptionNames' keys.
- * An unknown key is an error rather than ignored, so that a misspelt or newer setting fails the
- * export instead of being silently dropped. The defaults of the options the SQL function exposes are OptionDefaults';
- * they differ from parquet-java's in compression (snappy, not none), row_group_rows (122880, not
- * unlimited) and row_group_bytes (64 MiB, not 128 MiB).
- */
 package org.parallelexport.parquet;
 
 import java.util.Locale;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
+/**
+ * SinkOptions: the options string BatchSink.create receives, parsed once per worker.
+ *
+ * <p>The C side builds it from the SQL call's settings as "key=value" lines, with OptionNames'
+ * keys. An unknown key is an error rather than ignored, so that a misspelt or newer setting fails
+ * the export instead of being silently dropped. The defaults of the options the SQL function
+ * exposes are OptionDefaults'; they differ from parquet-java's in compression (snappy, not none),
+ * row_group_rows (122880, not unlimited) and row_group_bytes (64 MiB, not 128 MiB).
+ */
 final class SinkOptions {
   CompressionCodecName compression = compression(OptionDefaults.COMPRESSION);
   int rowGroupRows = OptionDefaults.ROW_GROUP_ROWS;

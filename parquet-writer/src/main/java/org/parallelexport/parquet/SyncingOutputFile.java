@@ -1,24 +1,3 @@
-/*
- * SyncingOutputFile: the local-file OutputFile that every Parquet part is written through.
- *
- * The export protocol (DESIGN.md, "Output protocol") publishes a part by renaming it after the
- * worker reported it done, so the bytes must be on disk when closePart returns: close() here
- * forces the file to stable storage, which parquet-common's LocalOutputFile never does. The file
- * is created with CREATE_NEW because the C side records every path in its ledger before asking
- * for it, and an existing file at that path means something else owns it; NOFOLLOW_LINKS as well,
- * so no link is ever followed at the last step. The C side passes a path through the worker's
- * open descriptor of the staging directory (/proc/self/fd/N/part-K.parquet), so the directory
- * cannot be swapped under the writer either. Before the sync, the
- * finished footer gets this extension's created_by (CreatedByStamp). abort() gives the file
- * handle back without a footer or a sync, for a part that failed; the C side deletes the file.
- *
- * The write buffer is direct, and a direct buffer's memory returns to the system only when the
- * garbage collector gets to its object: a partitioned export that writes thousands of small parts
- * would pile up their buffers. So it comes from the sink's DirectBuffers and goes back there when
- * the part is closed or given up.
- *
- * A write or sync that fails on a full file system is reported as a DiskFullException.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -32,6 +11,27 @@ import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import org.apache.parquet.io.PositionOutputStream;
 
+/**
+ * SyncingOutputFile: the local-file OutputFile that every Parquet part is written through.
+ *
+ * <p>The export protocol (DESIGN.md, "Output protocol") publishes a part by renaming it after the
+ * worker reported it done, so the bytes must be on disk when closePart returns: close() here forces
+ * the file to stable storage, which parquet-common's LocalOutputFile never does. The file is
+ * created with CREATE_NEW because the C side records every path in its ledger before asking for it,
+ * and an existing file at that path means something else owns it; NOFOLLOW_LINKS as well, so no
+ * link is ever followed at the last step. The C side passes a path through the worker's open
+ * descriptor of the staging directory (/proc/self/fd/N/part-K.parquet), so the directory cannot be
+ * swapped under the writer either. Before the sync, the finished footer gets this extension's
+ * created_by (CreatedByStamp). abort() gives the file handle back without a footer or a sync, for a
+ * part that failed; the C side deletes the file.
+ *
+ * <p>The write buffer is direct, and a direct buffer's memory returns to the system only when the
+ * garbage collector gets to its object: a partitioned export that writes thousands of small parts
+ * would pile up their buffers. So it comes from the sink's DirectBuffers and goes back there when
+ * the part is closed or given up.
+ *
+ * <p>A write or sync that fails on a full file system is reported as a DiskFullException.
+ */
 final class SyncingOutputFile implements PartFile {
   private final Path path;
   private final CreatedByStamp stamp;

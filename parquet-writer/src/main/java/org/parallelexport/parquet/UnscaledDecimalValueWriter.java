@@ -1,11 +1,3 @@
-/*
- * UnscaledDecimalValueWriter: a PostgreSQL numeric(p,s) with p <= 18 (kind DECIMAL64) as Parquet
- * DECIMAL(p,s) on INT32 (p <= 9) or INT64.
- *
- * The C side decodes the numeric's base-10000 digits into the unscaled value (value * 10^s) and
- * checks that it fits, so no text crosses and nothing is parsed here; wider decimals and
- * unconstrained numerics keep the text path of DecimalValueWriter.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
@@ -13,6 +5,14 @@ import java.nio.LongBuffer;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
+/**
+ * UnscaledDecimalValueWriter: a PostgreSQL numeric(p,s) with p &lt;= 18 (kind DECIMAL64) as Parquet
+ * DECIMAL(p,s) on INT32 (p &lt;= 9) or INT64.
+ *
+ * <p>The C side decodes the numeric's base-10000 digits into the unscaled value (value * 10^s) and
+ * checks that it fits, so no text crosses and nothing is parsed here; wider decimals and
+ * unconstrained numerics keep the text path of DecimalValueWriter.
+ */
 final class UnscaledDecimalValueWriter extends FixedWidthValueWriter {
   private final boolean int32;
   private final long[] values = new long[PartWriter.SLICE_ROWS];

@@ -1,15 +1,15 @@
-/*
- * UuidValueWriter: PostgreSQL uuid (kind UUID, 16 bytes in network order) as Parquet
- * FIXED_LEN_BYTE_ARRAY(16) annotated UUID, whose byte order is the same.
- *
- * Copied into a reused array for the reason BinaryValueWriter gives.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType;
 
+/**
+ * UuidValueWriter: PostgreSQL uuid (kind UUID, 16 bytes in network order) as Parquet
+ * FIXED_LEN_BYTE_ARRAY(16) annotated UUID, whose byte order is the same.
+ *
+ * <p>Copied into a reused array for the reason BinaryValueWriter gives.
+ */
 final class UuidValueWriter extends FixedWidthValueWriter {
   private final byte[] scratch = new byte[16];
   // The slice's values, read in one bulk copy by writeRows.

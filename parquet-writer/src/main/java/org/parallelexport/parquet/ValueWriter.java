@@ -1,23 +1,3 @@
-/*
- * ValueWriter: writes one column of a batch, or one node of a nested value, straight into
- * parquet-java's column writers, with the definition and repetition levels computed here.
- *
- * PartWriter hands each top-level writer a slice of rows of the batch buffer (writeRows); a writer
- * reads its column's NULL bytes and values and calls the ColumnWriter of every leaf below it, so a
- * batch is written a column at a time with no RecordConsumer in between. The levels are those
- * parquet-java's own record path (MessageColumnIO) produces for the same values:
- *
- *   definition  a present value at this node gets this node's maximum definition level (every
- *               node is OPTIONAL, a LIST's repeated group adds one, an INTERVAL's fields are
- *               REQUIRED); a value missing below a present parent gets the parent's level
- *   repetition  a new row starts at 0; the second and later entries of a list get the level of
- *               that list's repeated group; everything else inherits its parent's
- *
- * bind() checks both against the column descriptors parquet-java derives from the schema. The
- * same writer serves as a list element or struct field (writeNested), where its value sits inline
- * in a nested payload; variable-width kinds share VarWidthValueWriter. Subclasses are created only
- * by ValueWriters.
- */
 package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
@@ -30,6 +10,28 @@ import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+/**
+ * ValueWriter: writes one column of a batch, or one node of a nested value, straight into
+ * parquet-java's column writers, with the definition and repetition levels computed here.
+ *
+ * <p>PartWriter hands each top-level writer a slice of rows of the batch buffer (writeRows); a
+ * writer reads its column's NULL bytes and values and calls the ColumnWriter of every leaf below
+ * it, so a batch is written a column at a time with no RecordConsumer in between. The levels are
+ * those parquet-java's own record path (MessageColumnIO) produces for the same values:
+ *
+ * <pre>
+ * definition  a present value at this node gets this node's maximum definition level (every
+ *             node is OPTIONAL, a LIST's repeated group adds one, an INTERVAL's fields are
+ *             REQUIRED); a value missing below a present parent gets the parent's level
+ * repetition  a new row starts at 0; the second and later entries of a list get the level of
+ *             that list's repeated group; everything else inherits its parent's
+ * </pre>
+ *
+ * <p>bind() checks both against the column descriptors parquet-java derives from the schema. The
+ * same writer serves as a list element or struct field (writeNested), where its value sits inline
+ * in a nested payload; variable-width kinds share VarWidthValueWriter. Subclasses are created only
+ * by ValueWriters.
+ */
 abstract class ValueWriter {
   final Column column;
   final Type parquetType;

@@ -1,13 +1,3 @@
-/*
- * ValueWriters: the one place that maps a column's kind to its Parquet type and value writer.
- *
- * BatchSink.create calls it once per column, and it calls itself for the element of a LIST and
- * the fields of a STRUCT, handing each node its schema path and levels (ValueWriter.Levels); the
- * Parquet schema is the writers' types in column order. Every column is OPTIONAL because any
- * PostgreSQL value may be NULL (a NOT NULL constraint does not hold for a query's or view's
- * output). The type table is docs/types.md's ("Types"); the last line throws for a kind code this
- * side does not know, which means the C side is newer.
- */
 package org.parallelexport.parquet;
 
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
@@ -26,6 +16,16 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Types;
 
+/**
+ * ValueWriters: the one place that maps a column's kind to its Parquet type and value writer.
+ *
+ * <p>BatchSink.create calls it once per column, and it calls itself for the element of a LIST and
+ * the fields of a STRUCT, handing each node its schema path and levels (ValueWriter.Levels); the
+ * Parquet schema is the writers' types in column order. Every column is OPTIONAL because any
+ * PostgreSQL value may be NULL (a NOT NULL constraint does not hold for a query's or view's
+ * output). The type table is docs/types.md's ("Types"); the last line throws for a kind code this
+ * side does not know, which means the C side is newer.
+ */
 final class ValueWriters {
   private static final int MAX_INT32_DIGITS = 9;
   private static final int MAX_INT64_DIGITS = 18;

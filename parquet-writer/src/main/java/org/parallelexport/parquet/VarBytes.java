@@ -1,26 +1,26 @@
-/*
+package org.parallelexport.parquet;
+
+import java.nio.ByteBuffer;
+
+/**
  * VarBytes: a heap copy of the var-area bytes of the slice of rows being written, made once per
  * slice so that text and bytea values reach parquet-java without a copy each.
  *
- * parquet-java hashes, compares and encodes array-backed Binary values fastest; a Binary over the
- * direct batch buffer would be copied again by the plain encoder and hashed a byte at a time by
+ * <p>parquet-java hashes, compares and encodes array-backed Binary values fastest; a Binary over
+ * the direct batch buffer would be copied again by the plain encoder and hashed a byte at a time by
  * the dictionary. So BinaryValueWriter copied each value into a scratch array, one small bulk copy
  * per value. PartWriter now copies the span of the slice's var values (SLICE_ROWS rows, all
- * var-width columns) here before the column writers run, and BinaryValueWriter hands parquet-java
- * a "reused" Binary over this array. Every consumer on the write path (parquet-java 1.18.1) copies
+ * var-width columns) here before the column writers run, and BinaryValueWriter hands parquet-java a
+ * "reused" Binary over this array. Every consumer on the write path (parquet-java 1.18.1) copies
  * what it keeps or uses the bytes at once: the dictionary keeps copy() of a new value, statistics
  * keep copy() of a new min or max (and the column index takes those), DELTA_BYTE_ARRAY keeps
  * getBytes() of a reused value, the plain encoders write the bytes into the page, bloom filters
  * hash them and size statistics add the length. So the next slice may overwrite the array.
  *
- * A slice whose values span more than MAX_SPAN bytes is not copied (holds() is then false for
+ * <p>A slice whose values span more than MAX_SPAN bytes is not copied (holds() is then false for
  * every value), so a few huge values never make this array huge; the writer copies those values
  * itself.
  */
-package org.parallelexport.parquet;
-
-import java.nio.ByteBuffer;
-
 final class VarBytes {
   static final int MAX_SPAN = 1 << 20;
   private byte[] bytes = new byte[0];

@@ -1,16 +1,16 @@
-/*
- * VarWidthValueWriter: the common half of every variable-width kind (text, bytes, decimal text,
- * lists, structs).
- *
- * A top-level value is an (int32 offset, int32 length) pair in the column's value area pointing
- * into the var area; a nested value (a list element or struct field) is an int32 length followed
- * by its bytes. Either way a subclass sees only where its bytes start and how many there are.
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
 import org.apache.parquet.schema.Type;
 
+/**
+ * VarWidthValueWriter: the common half of every variable-width kind (text, bytes, decimal text,
+ * lists, structs).
+ *
+ * <p>A top-level value is an (int32 offset, int32 length) pair in the column's value area pointing
+ * into the var area; a nested value (a list element or struct field) is an int32 length followed by
+ * its bytes. Either way a subclass sees only where its bytes start and how many there are.
+ */
 abstract class VarWidthValueWriter extends ValueWriter {
   VarWidthValueWriter(Column column, Type parquetType, Levels levels) {
     super(column, parquetType, levels);

@@ -1,16 +1,3 @@
-/*
- * Warmup: the training run for the class cache that `make install` builds (tools/train-cache.sh).
- *
- * A worker's JVM spends most of a small export loading classes: parquet-java, the codecs, and the
- * shaded Jackson that writing a footer pulls in. `make install` runs this class once with
- * -XX:AOTCacheOutput (JDK 25 and later) or -XX:ArchiveClassesAtExit, so the AOT cache or AppCDS
- * archive holds every class a real part needs: it lays out a
- * batch the way the C side does, with one column of every kind (a list of integers and a struct
- * of one integer among them, as nested payloads) and a NULL in each, and writes, closes and
- * deletes one part per codec through BatchSink, the same path a worker takes. The snappy sink also
- * exports into a stand-in for S3 on loopback (S3Warmup), so an s3:// export starts as fast without
- * any network here.
- */
 package org.parallelexport.parquet;
 
 import java.io.IOException;
@@ -21,6 +8,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.parallelexport.parquet.s3.S3Warmup;
 
+/**
+ * Warmup: the training run for the class cache that {@code make install} builds
+ * (tools/train-cache.sh).
+ *
+ * <p>A worker's JVM spends most of a small export loading classes: parquet-java, the codecs, and
+ * the shaded Jackson that writing a footer pulls in. {@code make install} runs this class once with
+ * -XX:AOTCacheOutput (JDK 25 and later) or -XX:ArchiveClassesAtExit, so the AOT cache or AppCDS
+ * archive holds every class a real part needs: it lays out a batch the way the C side does, with
+ * one column of every kind (a list of integers and a struct of one integer among them, as nested
+ * payloads) and a NULL in each, and writes, closes and deletes one part per codec through
+ * BatchSink, the same path a worker takes. The snappy sink also exports into a stand-in for S3 on
+ * loopback (S3Warmup), so an s3:// export starts as fast without any network here.
+ */
 public final class Warmup {
   private static final int ROWS = 2;
   // Every kind.

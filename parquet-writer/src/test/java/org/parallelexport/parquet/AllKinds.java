@@ -1,11 +1,11 @@
-/*
- * AllKinds: a batch with one column of every kind and three rows (values, all NULL, edge
- * values), shared by the unit tests and the shaded-jar smoke run, which has no JUnit.
- */
 package org.parallelexport.parquet;
 
 import java.util.UUID;
 
+/**
+ * AllKinds: a batch with one column of every kind and three rows (values, all NULL, edge values),
+ * shared by the unit tests and the shaded-jar smoke run, which has no JUnit.
+ */
 final class AllKinds {
   static final String[] NAMES = {
     "b", "s", "i", "l", "f", "d", "n9", "n18", "n38", "t", "j", "by", "dt", "tm", "ts", "tz", "u"

@@ -1,8 +1,3 @@
-/*
- * BatchSinkTest: writes parts through BatchSink's JNI-facing API, exactly as the C side calls it,
- * and reads them back with parquet-java's own reader: values, NULLs, logical types, metadata,
- * every codec, part life cycle, and the errors the C side must be able to report.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -50,6 +45,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+/**
+ * BatchSinkTest: writes parts through BatchSink's JNI-facing API, exactly as the C side calls it,
+ * and reads them back with parquet-java's own reader: values, NULLs, logical types, metadata, every
+ * codec, part life cycle, and the errors the C side must be able to report.
+ */
 class BatchSinkTest {
   private static final String[] NAMES = AllKinds.NAMES;
   private static final UUID UUID_A = AllKinds.UUID_A;

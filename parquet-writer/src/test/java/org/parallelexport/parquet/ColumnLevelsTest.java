@@ -1,12 +1,3 @@
-/*
- * ColumnLevelsTest: the definition and repetition levels the column-at-a-time writer computes,
- * checked against parquet-java's own record path on the same values (RecordPath).
- *
- * The rows: NULLs, empty arrays, NULL elements, lists of lists, structs holding lists, lists of
- * structs, intervals; and flat columns of every kind whose writer loops over its rows itself. Both
- * files must hold the same records, row groups of the same sizes, and column chunks with the same
- * value counts, NULL counts and statistics.
- */
 package org.parallelexport.parquet;
 
 import java.math.BigDecimal;
@@ -19,6 +10,15 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * ColumnLevelsTest: the definition and repetition levels the column-at-a-time writer computes,
+ * checked against parquet-java's own record path on the same values (RecordPath).
+ *
+ * <p>The rows: NULLs, empty arrays, NULL elements, lists of lists, structs holding lists, lists of
+ * structs, intervals; and flat columns of every kind whose writer loops over its rows itself. Both
+ * files must hold the same records, row groups of the same sizes, and column chunks with the same
+ * value counts, NULL counts and statistics.
+ */
 class ColumnLevelsTest {
   private static final NestedBatch.Node[] COLUMNS = {
     // integer[]

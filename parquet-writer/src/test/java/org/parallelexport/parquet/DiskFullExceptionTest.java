@@ -1,11 +1,3 @@
-/*
- * DiskFullExceptionTest: when a failed write counts as a full disk, and that the original failure
- * stays reachable either way.
- *
- * A real full file system is regress/t_disk_full.sh's: it needs a mount, which a unit test cannot
- * make. Here the decision is given the usable space directly, and the path form is given a file
- * whose file system has room, the control that a healthy disk never turns an error into 53100.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -18,6 +10,14 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * DiskFullExceptionTest: when a failed write counts as a full disk, and that the original failure
+ * stays reachable either way.
+ *
+ * <p>A real full file system is regress/t_disk_full.sh's: it needs a mount, which a unit test
+ * cannot make. Here the decision is given the usable space directly, and the path form is given a
+ * file whose file system has room, the control that a healthy disk never turns an error into 53100.
+ */
 class DiskFullExceptionTest {
   private static final long MB = 1024L * 1024;
 

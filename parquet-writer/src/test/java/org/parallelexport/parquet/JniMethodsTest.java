@@ -1,14 +1,3 @@
-/*
- * JniMethodsTest: every method C resolves exists, with the descriptor and the static-ness C gives
- * it, and C names no Java method that is not in JniMethods.
- *
- * JNI resolves a method by name and descriptor only when C first asks for it, so a renamed method
- * or a changed parameter would otherwise fail the first export that reaches the call (for the
- * object store, only the test that does). Here each JniMethods entry is looked up the way
- * GetMethodID and GetStaticMethodID look it up (the class, then its superclasses and interfaces),
- * and the C sources are read to check that they spell methods only through the generated macros
- * and use every one of them.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,6 +21,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
+/**
+ * JniMethodsTest: every method C resolves exists, with the descriptor and the static-ness C gives
+ * it, and C names no Java method that is not in JniMethods.
+ *
+ * <p>JNI resolves a method by name and descriptor only when C first asks for it, so a renamed
+ * method or a changed parameter would otherwise fail the first export that reaches the call (for
+ * the object store, only the test that does). Here each JniMethods entry is looked up the way
+ * GetMethodID and GetStaticMethodID look it up (the class, then its superclasses and interfaces),
+ * and the C sources are read to check that they spell methods only through the generated macros and
+ * use every one of them.
+ */
 class JniMethodsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 

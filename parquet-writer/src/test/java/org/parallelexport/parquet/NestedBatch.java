@@ -1,13 +1,3 @@
-/*
- * NestedBatch: columns of any type tree for the level tests, filled from plain Java values both
- * into a batch (nested payloads laid out as extension/pep_nested.c writes them) and into
- * parquet-java's example Groups, the input of its own record path.
- *
- * A value is null, an Integer (INT32), a Long (INT64), a String (STRING), a long[] {months, days,
- * microseconds} (INTERVAL), a List (LIST) or an Object[] (STRUCT, one entry per field); top-level
- * columns may also be a Boolean (BOOL), a Short (INT16), a Float (FLOAT32), a Double (FLOAT64), a
- * UUID (UUID) or a BigDecimal of the node's scale (DECIMAL64).
- */
 package org.parallelexport.parquet;
 
 import java.io.ByteArrayOutputStream;
@@ -21,6 +11,16 @@ import java.util.UUID;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.io.api.Binary;
 
+/**
+ * NestedBatch: columns of any type tree for the level tests, filled from plain Java values both
+ * into a batch (nested payloads laid out as extension/pep_nested.c writes them) and into
+ * parquet-java's example Groups, the input of its own record path.
+ *
+ * <p>A value is null, an Integer (INT32), a Long (INT64), a String (STRING), a long[] {months,
+ * days, microseconds} (INTERVAL), a List (LIST) or an Object[] (STRUCT, one entry per field);
+ * top-level columns may also be a Boolean (BOOL), a Short (INT16), a Float (FLOAT32), a Double
+ * (FLOAT64), a UUID (UUID) or a BigDecimal of the node's scale (DECIMAL64).
+ */
 final class NestedBatch {
   /** One node of a column's type tree. */
   static final class Node {

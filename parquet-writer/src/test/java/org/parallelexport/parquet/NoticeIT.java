@@ -1,14 +1,3 @@
-/*
- * NoticeIT: the NOTICE file at the top of the tree names every third-party artifact the shaded jar
- * holds.
- *
- * The jar redistributes its dependencies' classes, and their licenses (Apache 2.0 above all) ask
- * that a redistribution says so. A dependency added or pulled in by an upgrade would otherwise ship
- * unlisted. Runs after the package phase (failsafe) and takes what the jar holds from two places:
- * the META-INF/maven/.../pom.properties the shaded jars carry (kept by the shade filter for this),
- * and target/shaded-artifacts.txt, the dependency plugin's list of what the shade plugin includes,
- * for the jars that carry no such entry.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,6 +16,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
+/**
+ * NoticeIT: the NOTICE file at the top of the tree names every third-party artifact the shaded jar
+ * holds.
+ *
+ * <p>The jar redistributes its dependencies' classes, and their licenses (Apache 2.0 above all) ask
+ * that a redistribution says so. A dependency added or pulled in by an upgrade would otherwise ship
+ * unlisted. Runs after the package phase (failsafe) and takes what the jar holds from two places:
+ * the META-INF/maven/.../pom.properties the shaded jars carry (kept by the shade filter for this),
+ * and target/shaded-artifacts.txt, the dependency plugin's list of what the shade plugin includes,
+ * for the jars that carry no such entry.
+ */
 class NoticeIT {
   private static final Path JAR = Path.of("target", "parallel_export_parquet.jar");
   private static final Path LIST = Path.of("target", "shaded-artifacts.txt");

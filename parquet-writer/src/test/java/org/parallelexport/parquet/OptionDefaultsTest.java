@@ -1,14 +1,3 @@
-/*
- * OptionDefaultsTest: the SQL function's DEFAULT clauses and the option table of docs/usage.md say
- * what OptionDefaults says.
- *
- * The writer options' defaults are defined once, in OptionDefaults; the C side includes them
- * through javac -h. SQL and Markdown cannot include a Java constant, so this test reads the newest
- * extension script that declares each option (the one whose definition an installed or updated
- * extension has) and docs/usage.md, and fails when a default is changed on one side only. It also
- * checks that SinkOptions parses every key OptionNames defines, which C writes through the same
- * generated header.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,6 +22,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
+/**
+ * OptionDefaultsTest: the SQL function's DEFAULT clauses and the option table of docs/usage.md say
+ * what OptionDefaults says.
+ *
+ * <p>The writer options' defaults are defined once, in OptionDefaults; the C side includes them
+ * through javac -h. SQL and Markdown cannot include a Java constant, so this test reads the newest
+ * extension script that declares each option (the one whose definition an installed or updated
+ * extension has) and docs/usage.md, and fails when a default is changed on one side only. It also
+ * checks that SinkOptions parses every key OptionNames defines, which C writes through the same
+ * generated header.
+ */
 class OptionDefaultsTest {
   private static final Path ROOT =
       Path.of(System.getProperty("basedir", ".")).resolve("..").toAbsolutePath().normalize();

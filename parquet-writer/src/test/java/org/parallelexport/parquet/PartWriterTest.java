@@ -1,14 +1,3 @@
-/*
- * PartWriterTest: where row groups end, and the recycled page buffers.
- *
- * Row groups end at row_group_rows exactly, whatever the batch size, and by row_group_bytes for
- * any row width: a batch of rows of tens of kilobytes is split across row groups so that none
- * holds much more than row_group_bytes (ParquetWriter, checking every 100 rows or more, buffered
- * 100 such rows before its first look).
- *
- * A column that dropped its dictionary in a row group writes the part's later row groups without
- * one; a column that kept it, or whose row group held nothing but nulls, keeps trying.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +18,17 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * PartWriterTest: where row groups end, and the recycled page buffers.
+ *
+ * <p>Row groups end at row_group_rows exactly, whatever the batch size, and by row_group_bytes for
+ * any row width: a batch of rows of tens of kilobytes is split across row groups so that none holds
+ * much more than row_group_bytes (ParquetWriter, checking every 100 rows or more, buffered 100 such
+ * rows before its first look).
+ *
+ * <p>A column that dropped its dictionary in a row group writes the part's later row groups without
+ * one; a column that kept it, or whose row group held nothing but nulls, keeps trying.
+ */
 class PartWriterTest {
   private static final int ROW_BYTES = 20_000;
   private static final long GROUP_BYTES = 100_000;

@@ -1,7 +1,3 @@
-/*
- * ReadBack: reads a part with parquet-java's own Hadoop-based reader, independently of this
- * module's codec factory, for the unit tests.
- */
 package org.parallelexport.parquet;
 
 import java.io.IOException;
@@ -16,6 +12,10 @@ import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 
+/**
+ * ReadBack: reads a part with parquet-java's own Hadoop-based reader, independently of this
+ * module's codec factory, for the unit tests.
+ */
 final class ReadBack {
   private ReadBack() {}
 

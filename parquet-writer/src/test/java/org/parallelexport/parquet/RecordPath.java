@@ -1,13 +1,3 @@
-/*
- * RecordPath: writes the same rows through BatchSink and through parquet-java's own record path,
- * and checks that both files hold the same records, row groups and column chunk statistics.
- *
- * The rows go once through BatchSink, from a batch laid out as the C side lays it out (and filled
- * with garbage before each batch, so that a value kept past its batch shows), and once through
- * parquet-java's example Group writer (RecordConsumer and MessageColumnIO, the path BatchSink used
- * before) with the same options. Both files are read back with parquet-java's reader. The tests of
- * the levels (ColumnLevelsTest) and of the text path (ReusedBytesTest) share it.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,6 +21,17 @@ import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+/**
+ * RecordPath: writes the same rows through BatchSink and through parquet-java's own record path,
+ * and checks that both files hold the same records, row groups and column chunk statistics.
+ *
+ * <p>The rows go once through BatchSink, from a batch laid out as the C side lays it out (and
+ * filled with garbage before each batch, so that a value kept past its batch shows), and once
+ * through parquet-java's example Group writer (RecordConsumer and MessageColumnIO, the path
+ * BatchSink used before) with the same options. Both files are read back with parquet-java's
+ * reader. The tests of the levels (ColumnLevelsTest) and of the text path (ReusedBytesTest) share
+ * it.
+ */
 final class RecordPath {
   private RecordPath() {}
 

@@ -1,17 +1,3 @@
-/*
- * ReusedBytesTest: text values reach parquet-java as "reused" Binary values over arrays that the
- * next slice or batch overwrites (VarBytes, BinaryValueWriter's scratch array); nothing parquet-java
- * keeps may still point into them.
- *
- * The rows are written through BatchSink and through parquet-java's own record path (RecordPath),
- * whose files must hold the same values and chunk statistics, and the batch buffer is filled with
- * garbage before each batch. The columns exercise every consumer that could keep a value: a
- * dictionary kept for the whole row group, one dropped at its first page, one dropped mid-group
- * after pages were written with it, DELTA_BYTE_ARRAY (writer v2) after a drop, page statistics
- * and the column index (checked page by page against the rows), a bloom filter (compared with the
- * record path's), values in a list (nested payloads), slices too wide for VarBytes and values too
- * large for the scratch array.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -40,6 +26,20 @@ import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * ReusedBytesTest: text values reach parquet-java as "reused" Binary values over arrays that the
+ * next slice or batch overwrites (VarBytes, BinaryValueWriter's scratch array); nothing
+ * parquet-java keeps may still point into them.
+ *
+ * <p>The rows are written through BatchSink and through parquet-java's own record path
+ * (RecordPath), whose files must hold the same values and chunk statistics, and the batch buffer is
+ * filled with garbage before each batch. The columns exercise every consumer that could keep a
+ * value: a dictionary kept for the whole row group, one dropped at its first page, one dropped
+ * mid-group after pages were written with it, DELTA_BYTE_ARRAY (writer v2) after a drop, page
+ * statistics and the column index (checked page by page against the rows), a bloom filter (compared
+ * with the record path's), values in a list (nested payloads), slices too wide for VarBytes and
+ * values too large for the scratch array.
+ */
 class ReusedBytesTest {
   private static final NestedBatch.Node[] COLUMNS = {
     new NestedBatch.Node("low", ColumnKind.STRING),

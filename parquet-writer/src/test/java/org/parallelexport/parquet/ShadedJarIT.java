@@ -1,12 +1,3 @@
-/*
- * ShadedJarIT: proves that target/parallel_export_parquet.jar is all a worker's JVM needs.
- *
- * Runs after the package phase (failsafe): checks that the jar holds no Hadoop class and one HTTP
- * transport for S3 (the JDK's, not Netty's or Apache's), starts
- * ShadedJarSmoke in a new JVM with only the jar and the test classes on its class path and
- * -verbose:class, checks that no org.apache.hadoop class was even attempted, and reads every part
- * the smoke wrote with parquet-java's own Hadoop-based reader.
- */
 package org.parallelexport.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,6 +14,15 @@ import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * ShadedJarIT: proves that target/parallel_export_parquet.jar is all a worker's JVM needs.
+ *
+ * <p>Runs after the package phase (failsafe): checks that the jar holds no Hadoop class and one
+ * HTTP transport for S3 (the JDK's, not Netty's or Apache's), starts ShadedJarSmoke in a new JVM
+ * with only the jar and the test classes on its class path and -verbose:class, checks that no
+ * org.apache.hadoop class was even attempted, and reads every part the smoke wrote with
+ * parquet-java's own Hadoop-based reader.
+ */
 class ShadedJarIT {
   private static final Path JAR = Path.of("target", "parallel_export_parquet.jar");
   private static final Path TEST_CLASSES = Path.of("target", "test-classes");

@@ -1,16 +1,16 @@
-/*
- * ShadedJarSmoke: a main run by ShadedJarIT in a fresh JVM whose class path is only the shaded
- * jar (plus this test code), the way a PostgreSQL worker's JVM sees it.
- *
- * It writes one part per codec through BatchSink, so any Hadoop class that writing needs would
- * fail here with NoClassDefFoundError. It does not read the parts back: parquet-java 1.18.1's
- * reader cannot run without Hadoop. Prints one "part <path> <size>" line per part and "smoke ok"
- * at the end; the IT reads the parts with the Hadoop-based reader.
- */
 package org.parallelexport.parquet;
 
 import java.nio.file.Path;
 
+/**
+ * ShadedJarSmoke: a main run by ShadedJarIT in a fresh JVM whose class path is only the shaded jar
+ * (plus this test code), the way a PostgreSQL worker's JVM sees it.
+ *
+ * <p>It writes one part per codec through BatchSink, so any Hadoop class that writing needs would
+ * fail here with NoClassDefFoundError. It does not read the parts back: parquet-java 1.18.1's
+ * reader cannot run without Hadoop. Prints one "{@literal part <path> <size>}" line per part and
+ * "smoke ok" at the end; the IT reads the parts with the Hadoop-based reader.
+ */
 public final class ShadedJarSmoke {
   static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 

@@ -1,10 +1,3 @@
-/*
- * TestBatch: lays out a batch buffer the way the C side does, for tests and the smoke run.
- *
- * Null areas, then value areas, then the var area, in one direct buffer of native byte order.
- * The buffer starts filled with garbage so that tests notice a writer reading bytes it should
- * not (NULL rows' values, unset null bytes are nonzero and so NULL).
- */
 package org.parallelexport.parquet;
 
 import java.nio.ByteBuffer;
@@ -12,6 +5,13 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
+/**
+ * TestBatch: lays out a batch buffer the way the C side does, for tests and the smoke run.
+ *
+ * <p>Null areas, then value areas, then the var area, in one direct buffer of native byte order.
+ * The buffer starts filled with garbage so that tests notice a writer reading bytes it should not
+ * (NULL rows' values, unset null bytes are nonzero and so NULL).
+ */
 final class TestBatch {
   final int capacity;
   final int[] kinds;

@@ -1,16 +1,3 @@
-/*
- * JdbcExporter: the baseline of bench/run.sh, a PostgreSQL-to-Parquet exporter written as a user
- * would write it without parallel_export_parquet.
- *
- * pgjdbc streams rows (autocommit off, a fetch size) and parquet-avro's AvroParquetWriter writes
- * them as GenericRecords with snappy, through Hadoop's LocalFileSystem. With N threads the id range
- * [min(id), max(id)] is cut into N disjoint slices; each thread has its own connection and writes
- * its own file, DIR/part-0000i.parquet. The Avro schema is derived from the result set's metadata
- * (bigint, int, double, numeric(p,s), text, timestamptz, date, boolean, uuid, json/jsonb) and every
- * column is nullable. Prints the number of rows written.
- *
- * Usage: JdbcExporter JDBC_URL TABLE DIR THREADS [FETCH_SIZE]
- */
 package org.parallelexport.bench;
 
 import java.io.IOException;
@@ -45,6 +32,19 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 
+/**
+ * JdbcExporter: the baseline of bench/run.sh, a PostgreSQL-to-Parquet exporter written as a user
+ * would write it without parallel_export_parquet.
+ *
+ * <p>pgjdbc streams rows (autocommit off, a fetch size) and parquet-avro's AvroParquetWriter writes
+ * them as GenericRecords with snappy, through Hadoop's LocalFileSystem. With N threads the id range
+ * [min(id), max(id)] is cut into N disjoint slices; each thread has its own connection and writes
+ * its own file, DIR/part-0000i.parquet. The Avro schema is derived from the result set's metadata
+ * (bigint, int, double, numeric(p,s), text, timestamptz, date, boolean, uuid, json/jsonb) and every
+ * column is nullable. Prints the number of rows written.
+ *
+ * <p>Usage: JdbcExporter JDBC_URL TABLE DIR THREADS [FETCH_SIZE]
+ */
 public final class JdbcExporter {
   private static final Conversions.DecimalConversion DECIMAL = new Conversions.DecimalConversion();
 

@@ -1,19 +1,3 @@
-/*
- * Verify: the checks of bench/run.sh, run on DuckDB (which reads Parquet offline) and PostgreSQL.
- *
- * A fingerprint is one row of named numbers (row count, sums, NULL counts, a sum of per-row
- * hashes) computed by a SQL file. The same fingerprint is written for PostgreSQL and for DuckDB
- * (bench/sql/fingerprint_pg.sql and fingerprint_duckdb.sql); the placeholder {{SRC}} in the text
- * becomes the relation to read. Values are compared as exact decimals by name.
- *
- * Usage:
- *   Verify expect JDBC_URL PG_SQL SOURCE OUT_FILE   fingerprint of SOURCE in PostgreSQL
- *   Verify check DIR DUCKDB_SQL EXPECTED_FILE       fingerprint of DIR/*.parquet, compared
- *   Verify rewrite DIR OUT_FILE ROW_GROUP_ROWS     DuckDB writes DIR's rows again (snappy)
- *
- * check prints "ok ROWS" and exits 0, or prints the differing names and exits 1. rewrite prints
- * the size in bytes of the file DuckDB wrote, for comparing output sizes.
- */
 package org.parallelexport.bench;
 
 import java.io.IOException;
@@ -33,6 +17,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+/**
+ * Verify: the checks of bench/run.sh, run on DuckDB (which reads Parquet offline) and PostgreSQL.
+ *
+ * <p>A fingerprint is one row of named numbers (row count, sums, NULL counts, a sum of per-row
+ * hashes) computed by a SQL file. The same fingerprint is written for PostgreSQL and for DuckDB
+ * (bench/sql/fingerprint_pg.sql and fingerprint_duckdb.sql); the placeholder {{SRC}} in the text
+ * becomes the relation to read. Values are compared as exact decimals by name.
+ *
+ * <p>Usage:
+ *
+ * <pre>
+ * Verify expect JDBC_URL PG_SQL SOURCE OUT_FILE   fingerprint of SOURCE in PostgreSQL
+ * Verify check DIR DUCKDB_SQL EXPECTED_FILE       fingerprint of DIR/*.parquet, compared
+ * Verify rewrite DIR OUT_FILE ROW_GROUP_ROWS     DuckDB writes DIR's rows again (snappy)
+ * </pre>
+ *
+ * <p>check prints "ok ROWS" and exits 0, or prints the differing names and exits 1. rewrite prints
+ * the size in bytes of the file DuckDB wrote, for comparing output sizes.
+ */
 public final class Verify {
   private Verify() {}
 

@@ -1,28 +1,3 @@
-/*
- * MultipartOutputFile: streams one Parquet part into an S3 multipart upload while parquet-java
- * writes it, and leaves the upload pending.
- *
- * Bytes collect in a buffer; each time it holds part_size bytes it goes to the session's pool as
- * the next upload part, and writing goes on into another buffer. At most uploads_in_flight parts
- * are on the wire at once; a writer that gets ahead waits for the oldest. close() uploads the
- * rest as the last part (any size; a file smaller than part_size is a one-part upload) and
- * returns with the upload still pending: pending() then hands it to publication, which completes
- * it only once the whole export is written. abort() aborts it. Nothing here ever completes.
- *
- * The footer gets this extension's created_by (CreatedByStamp) like a local part, but uploaded
- * bytes cannot be rewritten in place. The buffer of the part uploaded last is therefore kept
- * until the next part is sent: when the footer starts in it, that part is uploaded again under
- * its number with the new tail and becomes the last part (S3 replaces a part sent twice), and
- * the current buffer is dropped. A footer larger than part_size, which would start even earlier,
- * fails with a clear message.
- *
- * S3 numbers an upload's parts 1 to 10,000 (max_parts): a part file that would need more fails,
- * so the worker ends its parts at nine tenths of that room (S3Settings.partSizeLimit).
- *
- * Memory: the buffer being filled, the parts in flight, and the kept one: at most
- * (uploads_in_flight + 2) * part_size bytes of heap (S3Settings.maxBufferedBytes), whatever the
- * part file's size; the first buffer grows from 64 KiB, so a small part costs little.
- */
 package org.parallelexport.parquet.s3;
 
 import static java.util.Objects.requireNonNull;
@@ -41,6 +16,31 @@ import org.parallelexport.parquet.CreatedByStamp;
 import org.parallelexport.parquet.PartFile;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
+/**
+ * MultipartOutputFile: streams one Parquet part into an S3 multipart upload while parquet-java
+ * writes it, and leaves the upload pending.
+ *
+ * <p>Bytes collect in a buffer; each time it holds part_size bytes it goes to the session's pool as
+ * the next upload part, and writing goes on into another buffer. At most uploads_in_flight parts
+ * are on the wire at once; a writer that gets ahead waits for the oldest. close() uploads the rest
+ * as the last part (any size; a file smaller than part_size is a one-part upload) and returns with
+ * the upload still pending: pending() then hands it to publication, which completes it only once
+ * the whole export is written. abort() aborts it. Nothing here ever completes.
+ *
+ * <p>The footer gets this extension's created_by (CreatedByStamp) like a local part, but uploaded
+ * bytes cannot be rewritten in place. The buffer of the part uploaded last is therefore kept until
+ * the next part is sent: when the footer starts in it, that part is uploaded again under its number
+ * with the new tail and becomes the last part (S3 replaces a part sent twice), and the current
+ * buffer is dropped. A footer larger than part_size, which would start even earlier, fails with a
+ * clear message.
+ *
+ * <p>S3 numbers an upload's parts 1 to 10,000 (max_parts): a part file that would need more fails,
+ * so the worker ends its parts at nine tenths of that room (S3Settings.partSizeLimit).
+ *
+ * <p>Memory: the buffer being filled, the parts in flight, and the kept one: at most
+ * (uploads_in_flight + 2) * part_size bytes of heap (S3Settings.maxBufferedBytes), whatever the
+ * part file's size; the first buffer grows from 64 KiB, so a small part costs little.
+ */
 public final class MultipartOutputFile implements PartFile {
   private static final int FIRST_BUFFER_BYTES = 64 * 1024;
 

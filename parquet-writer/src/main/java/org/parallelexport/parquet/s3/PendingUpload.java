@@ -1,11 +1,3 @@
-/*
- * PendingUpload: a finished part whose multipart upload is still pending, waiting for publication.
- *
- * MultipartOutputFile never completes its upload: closing the Parquet file leaves every byte
- * uploaded but nothing visible under the key. Publication is a separate, explicit step taken
- * only once the whole export is written (complete), and a failed export aborts instead (abort);
- * both are safe to repeat, so a cleanup that runs after a partial publication can finish the job.
- */
 package org.parallelexport.parquet.s3;
 
 import static java.util.Objects.requireNonNull;
@@ -14,6 +6,14 @@ import java.io.IOException;
 import java.util.List;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
+/**
+ * PendingUpload: a finished part whose multipart upload is still pending, waiting for publication.
+ *
+ * <p>MultipartOutputFile never completes its upload: closing the Parquet file leaves every byte
+ * uploaded but nothing visible under the key. Publication is a separate, explicit step taken only
+ * once the whole export is written (complete), and a failed export aborts instead (abort); both are
+ * safe to repeat, so a cleanup that runs after a partial publication can finish the job.
+ */
 public final class PendingUpload {
   private final String bucket;
   private final String key;

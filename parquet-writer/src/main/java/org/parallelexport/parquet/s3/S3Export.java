@@ -1,47 +1,3 @@
-/*
- * S3Export: one worker's side of an export into s3://bucket/prefix, the object the C side drives.
- *
- * The protocol is DESIGN.md's "Object storage: never a partial export". A worker opens one (its
- * S3Session and threads start here, under the C side's blocked signals) and attaches it to its
- * BatchSink, so that every part the sink opens is a MultipartOutputFile under the prefix whose
- * upload stays pending after close (partClosed hands it over). A partitioned export's sink keeps
- * several parts open, one per partition folder, so several uploads may be open at once; a part's
- * name then starts with its folders ("region=eu/part-..."). Worker 0 checks the target before
- * any worker reads a row (probe, firstKey, previousExportProblem). In the PUBLISH phase each worker
- * completes its own pending uploads (completeAll); worker 0 then writes _SUCCESS last, the JSON
- * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
- * it replaced (supersede, then deleteSuperseded). Worker 0 sends the checks' requests as soon as its session is
- * open (startChecks), so that they travel while its Parquet writer is set up; probe and firstKey
- * then wait for their answers.
- *
- * Every step is recorded in the export's ledger file first (S3Ledger; DESIGN.md, "The ledger
- * file"): "key K" before an upload is created, "upload K ID" once it has its id, "complete K"
- * before it is completed, "success" before _SUCCESS, "superseded K" before a replaced part is
- * deleted, so that the sweep can undo what a worker killed outright made. Worker 0 sweeps a dead
- * export's record through this session before anything else (startSweep, sweepStep).
- *
- * Worker 0 seals every manifest it writes (S3ManifestSeal, with the key the C side hands it by
- * sealWith), and an overwrite replaces only a prefix whose manifest's seal verifies with that key:
- * the parts it will delete are then ones an export of this server named (DESIGN.md, "Overwrite:
- * whose manifest").
- *
- * _SUCCESS is written conditionally, so that of two servers exporting into one prefix exactly one
- * publishes: only if absent (If-None-Match: *), or, replacing an export, only if it is still the
- * manifest read at the start (If-Match its ETag). Before it, the record gets the replaced manifest
- * ("previous") and this export's id ("success ID").
- *
- * undo() is the worker's exit path after a failure: _SUCCESS first, and only if it is this
- * export's (takeBackSuccess: put back as it was when this export replaced one, else deleted), then
- * the open parts' uploads and the pending ones aborted and the completed objects deleted: exactly
- * what this worker made, nothing found by listing. No part a _SUCCESS that may be up names is
- * deleted before that _SUCCESS is known taken back: once worker 0 may have sent it, the other
- * workers leave their completed parts to worker 0 (the C side tells them), which deletes every part
- * its manifest names after taking it back, and which, when it cannot, deletes none and leaves them
- * all with the record for the sweep. It uses the session's short-timeout view and never throws: it
- * returns what it could not undo. The sweep of a dead record takes _SUCCESS back the same way,
- * from the record (S3Sweep), before it deletes a part, so a failure before the commit point ends
- * with the previous export whole however it ends.
- */
 package org.parallelexport.parquet.s3;
 
 import static java.util.Objects.requireNonNull;
@@ -68,6 +24,50 @@ import org.parallelexport.parquet.BatchSink;
 import org.parallelexport.parquet.CreatedByStamp;
 import org.parallelexport.parquet.PartFile;
 
+/**
+ * S3Export: one worker's side of an export into s3://bucket/prefix, the object the C side drives.
+ *
+ * <p>The protocol is DESIGN.md's "Object storage: never a partial export". A worker opens one (its
+ * S3Session and threads start here, under the C side's blocked signals) and attaches it to its
+ * BatchSink, so that every part the sink opens is a MultipartOutputFile under the prefix whose
+ * upload stays pending after close (partClosed hands it over). A partitioned export's sink keeps
+ * several parts open, one per partition folder, so several uploads may be open at once; a part's
+ * name then starts with its folders ("region=eu/part-..."). Worker 0 checks the target before any
+ * worker reads a row (probe, firstKey, previousExportProblem). In the PUBLISH phase each worker
+ * completes its own pending uploads (completeAll); worker 0 then writes _SUCCESS last, the JSON
+ * manifest of the whole export (writeSuccess), and after the commit deletes the parts of the export
+ * it replaced (supersede, then deleteSuperseded). Worker 0 sends the checks' requests as soon as
+ * its session is open (startChecks), so that they travel while its Parquet writer is set up; probe
+ * and firstKey then wait for their answers.
+ *
+ * <p>Every step is recorded in the export's ledger file first (S3Ledger; DESIGN.md, "The ledger
+ * file"): "key K" before an upload is created, "upload K ID" once it has its id, "complete K"
+ * before it is completed, "success" before _SUCCESS, "superseded K" before a replaced part is
+ * deleted, so that the sweep can undo what a worker killed outright made. Worker 0 sweeps a dead
+ * export's record through this session before anything else (startSweep, sweepStep).
+ *
+ * <p>Worker 0 seals every manifest it writes (S3ManifestSeal, with the key the C side hands it by
+ * sealWith), and an overwrite replaces only a prefix whose manifest's seal verifies with that key:
+ * the parts it will delete are then ones an export of this server named (DESIGN.md, "Overwrite:
+ * whose manifest").
+ *
+ * <p>_SUCCESS is written conditionally, so that of two servers exporting into one prefix exactly
+ * one publishes: only if absent (If-None-Match: *), or, replacing an export, only if it is still
+ * the manifest read at the start (If-Match its ETag). Before it, the record gets the replaced
+ * manifest ("previous") and this export's id ("success ID").
+ *
+ * <p>undo() is the worker's exit path after a failure: _SUCCESS first, and only if it is this
+ * export's (takeBackSuccess: put back as it was when this export replaced one, else deleted), then
+ * the open parts' uploads and the pending ones aborted and the completed objects deleted: exactly
+ * what this worker made, nothing found by listing. No part a _SUCCESS that may be up names is
+ * deleted before that _SUCCESS is known taken back: once worker 0 may have sent it, the other
+ * workers leave their completed parts to worker 0 (the C side tells them), which deletes every part
+ * its manifest names after taking it back, and which, when it cannot, deletes none and leaves them
+ * all with the record for the sweep. It uses the session's short-timeout view and never throws: it
+ * returns what it could not undo. The sweep of a dead record takes _SUCCESS back the same way, from
+ * the record (S3Sweep), before it deletes a part, so a failure before the commit point ends with
+ * the previous export whole however it ends.
+ */
 public final class S3Export implements PartFile.Factory {
   /** The key of the manifest under the prefix, written last. */
   public static final String SUCCESS = "_SUCCESS";

@@ -1,12 +1,3 @@
-/*
- * S3Failure: an object-store request that failed for good, with a message a user can act on.
- *
- * By the time one is made the SDK's retry strategy has given up, so the cause is persistent:
- * wrong credentials, a missing bucket, a wrong region, a refused connection. The message names
- * the bucket (and the key, when there is one) and says what the server answered; it never holds
- * a credential, because the SDK's messages carry none and nothing else goes into it. status()
- * and code() let the C side choose the SQLSTATE.
- */
 package org.parallelexport.parquet.s3;
 
 import java.io.IOException;
@@ -14,6 +5,15 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 
+/**
+ * S3Failure: an object-store request that failed for good, with a message a user can act on.
+ *
+ * <p>By the time one is made the SDK's retry strategy has given up, so the cause is persistent:
+ * wrong credentials, a missing bucket, a wrong region, a refused connection. The message names the
+ * bucket (and the key, when there is one) and says what the server answered; it never holds a
+ * credential, because the SDK's messages carry none and nothing else goes into it. status() and
+ * code() let the C side choose the SQLSTATE.
+ */
 public final class S3Failure extends IOException {
   private static final long serialVersionUID = 1L;
 

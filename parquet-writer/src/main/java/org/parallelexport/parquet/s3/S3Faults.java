@@ -1,9 +1,21 @@
-/*
+package org.parallelexport.parquet.s3;
+
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+
+/**
  * S3Faults: the failure tests' deterministic faults of the object store, one SDK interceptor.
  *
- * The superuser-only setting parallel_export_parquet.fault_injection (extension/pep_fault.c) names
- * a fault point; the worker it applies to switches the fault on here (S3Export.injectFault), and
- * every client of that worker's session, the exit path's too, sends its requests through this
+ * <p>The superuser-only setting parallel_export_parquet.fault_injection (extension/pep_fault.c)
+ * names a fault point; the worker it applies to switches the fault on here (S3Export.injectFault),
+ * and every client of that worker's session, the exit path's too, sends its requests through this
  * interceptor, so a fault reaches the requests a real failing server would:
  *
  * <ul>
@@ -19,20 +31,8 @@
  *       as one a bucket policy denies does: the object stays.
  * </ul>
  *
- * The names are S3FaultPoints', which C shares.
+ * <p>The names are S3FaultPoints', which C shares.
  */
-package org.parallelexport.parquet.s3;
-
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.SdkHttpResponse;
-import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
-import software.amazon.awssdk.services.s3.model.UploadPartRequest;
-
 final class S3Faults implements ExecutionInterceptor {
   /** The header s3_conditions_501 adds: no S3 server implements it. */
   static final String UNIMPLEMENTED_HEADER = "x-amz-pep-injected-fault";

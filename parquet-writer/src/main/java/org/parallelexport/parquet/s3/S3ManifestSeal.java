@@ -1,20 +1,3 @@
-/*
- * S3ManifestSeal: the seal of an export's _SUCCESS manifest, an HMAC-SHA256 keyed by a secret the
- * database server keeps, so that an overwrite deletes only parts an export of this server named.
- *
- * DESIGN.md, "Overwrite: whose manifest". Anyone who can write under a prefix can write a _SUCCESS
- * that names any object as a part; an overwrite deletes what the manifest names, with the export's
- * credentials. So worker 0 seals every manifest it writes, and an overwrite acts on a previous
- * manifest only if its seal verifies with this server's key. The key is 32 random bytes in
- * $PGDATA/parallel_export_parquet_manifest.key, which the caller's backend creates (0600) and
- * hands to worker 0 as hex through the export's DSM (extension/pep_s3seal.c); it is never printed.
- *
- * What is sealed is what an overwrite acts on: the bucket and prefix the manifest is under, its
- * export id and every part name, each length-prefixed so that no two different lists give the same
- * bytes. A manifest copied to another prefix, or with a part added, removed or renamed, does not
- * verify. The other fields (rows, schema, versions) tell a reader about the export and are not
- * sealed: nothing is deleted on their word.
- */
 package org.parallelexport.parquet.s3;
 
 import static java.util.Objects.requireNonNull;
@@ -29,6 +12,23 @@ import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
+/**
+ * S3ManifestSeal: the seal of an export's _SUCCESS manifest, an HMAC-SHA256 keyed by a secret the
+ * database server keeps, so that an overwrite deletes only parts an export of this server named.
+ *
+ * <p>DESIGN.md, "Overwrite: whose manifest". Anyone who can write under a prefix can write a
+ * _SUCCESS that names any object as a part; an overwrite deletes what the manifest names, with the
+ * export's credentials. So worker 0 seals every manifest it writes, and an overwrite acts on a
+ * previous manifest only if its seal verifies with this server's key. The key is 32 random bytes in
+ * $PGDATA/parallel_export_parquet_manifest.key, which the caller's backend creates (0600) and hands
+ * to worker 0 as hex through the export's DSM (extension/pep_s3seal.c); it is never printed.
+ *
+ * <p>What is sealed is what an overwrite acts on: the bucket and prefix the manifest is under, its
+ * export id and every part name, each length-prefixed so that no two different lists give the same
+ * bytes. A manifest copied to another prefix, or with a part added, removed or renamed, does not
+ * verify. The other fields (rows, schema, versions) tell a reader about the export and are not
+ * sealed: nothing is deleted on their word.
+ */
 final class S3ManifestSeal {
   /** What a manifest's "seal.algorithm" says. */
   static final String ALGORITHM = "HMAC-SHA256";

@@ -1,27 +1,3 @@
-/*
- * S3Session: one worker's S3 client and the few threads that talk to the object store.
- *
- * The worker's main thread is a PostgreSQL backend with PostgreSQL's signal handlers. A thread
- * inherits its creator's signal mask, so every thread that could ever run here is started in the
- * constructor (the upload pool, prestarted), which the C side calls with PostgreSQL's signals
- * blocked; after that, every request, the main thread's included, runs on the pool, so that lazily
- * created threads (the SDK's timeout scheduler, the JDK's HTTP keep-alive timer) are born there
- * too. The main thread only waits.
- *
- * The SDK client is built on the pool too, as the constructor's first task: a worker's main thread
- * meanwhile sets up its Parquet writer, and requests submitted earlier than the client is ready
- * (worker 0's checks of the target, S3Export.startChecks) wait for it on the pool. A client that
- * cannot be built fails each request with the reason. The exit path's client, with short timeouts
- * (forCleanup), is built only when an exit path first sends a request. A plain-http endpoint gets
- * its connections straight from the JDK (httpClient(URI)): the SDK's default transport sets up TLS
- * when it is built, which such an endpoint never uses and which costs a small export more than
- * anything else the client does before its first request.
- *
- * Transient failures (HTTP 5xx, throttling, a reset or refused connection, a timeout) are retried
- * by the SDK's standard retry strategy with exponential backoff and jitter, up to max_attempts
- * attempts; what is left is a persistent failure, which S3Failure turns into a message naming the
- * bucket and the cause.
- */
 package org.parallelexport.parquet.s3;
 
 import static java.util.Objects.requireNonNull;
@@ -83,6 +59,30 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
+/**
+ * S3Session: one worker's S3 client and the few threads that talk to the object store.
+ *
+ * <p>The worker's main thread is a PostgreSQL backend with PostgreSQL's signal handlers. A thread
+ * inherits its creator's signal mask, so every thread that could ever run here is started in the
+ * constructor (the upload pool, prestarted), which the C side calls with PostgreSQL's signals
+ * blocked; after that, every request, the main thread's included, runs on the pool, so that lazily
+ * created threads (the SDK's timeout scheduler, the JDK's HTTP keep-alive timer) are born there
+ * too. The main thread only waits.
+ *
+ * <p>The SDK client is built on the pool too, as the constructor's first task: a worker's main
+ * thread meanwhile sets up its Parquet writer, and requests submitted earlier than the client is
+ * ready (worker 0's checks of the target, S3Export.startChecks) wait for it on the pool. A client
+ * that cannot be built fails each request with the reason. The exit path's client, with short
+ * timeouts (forCleanup), is built only when an exit path first sends a request. A plain-http
+ * endpoint gets its connections straight from the JDK (httpClient(URI)): the SDK's default
+ * transport sets up TLS when it is built, which such an endpoint never uses and which costs a small
+ * export more than anything else the client does before its first request.
+ *
+ * <p>Transient failures (HTTP 5xx, throttling, a reset or refused connection, a timeout) are
+ * retried by the SDK's standard retry strategy with exponential backoff and jitter, up to
+ * max_attempts attempts; what is left is a persistent failure, which S3Failure turns into a message
+ * naming the bucket and the cause.
+ */
 public final class S3Session implements AutoCloseable {
   // The region S3-compatible servers expect when neither the call nor the chain names one.
   private static final Region FALLBACK_REGION = Region.US_EAST_1;

@@ -1,14 +1,14 @@
-/*
+package org.parallelexport.parquet.s3;
+
+/**
  * S3SettingNames: the keys of the "key=value" lines in which the C side passes an object store's
  * settings (S3Settings), defined once.
  *
- * S3Settings parses these keys. The C side writes the ones a foreign server or user mapping gives
- * (extension/pep_s3server.c) from the header the C build makes of this file's constants
+ * <p>S3Settings parses these keys. The C side writes the ones a foreign server or user mapping
+ * gives (extension/pep_s3server.c) from the header the C build makes of this file's constants
  * (extension/pep_contract.h, as for OptionNames), so a key renamed or dropped here fails the C
  * build. The option names of the foreign-data wrapper are these keys.
  */
-package org.parallelexport.parquet.s3;
-
 final class S3SettingNames {
   static final String ENDPOINT = "endpoint";
   static final String REGION = "region";

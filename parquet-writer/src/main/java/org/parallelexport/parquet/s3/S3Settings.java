@@ -1,19 +1,19 @@
-/*
- * S3Settings: how a worker reaches one object store, parsed from the "key=value" lines C sends.
- *
- * Every key is optional. What is not given comes from the AWS SDK's standard chain as the server's
- * OS user sees it: AWS_ENDPOINT_URL, AWS_REGION and the key variables, ~/.aws/config and
- * ~/.aws/credentials (AWS_PROFILE or profile=), web identity, container and instance metadata.
- * Explicit keys (from a foreign server and user mapping inside PostgreSQL) win over the chain. The
- * keys are S3SettingNames'; an unknown key is an error, as in SinkOptions. toString never shows
- * the secret or the session token, so a settings object can appear in any message.
- */
 package org.parallelexport.parquet.s3;
 
 import java.net.URI;
 import java.util.Locale;
 import org.parallelexport.parquet.KeyValueLines;
 
+/**
+ * S3Settings: how a worker reaches one object store, parsed from the "key=value" lines C sends.
+ *
+ * <p>Every key is optional. What is not given comes from the AWS SDK's standard chain as the
+ * server's OS user sees it: AWS_ENDPOINT_URL, AWS_REGION and the key variables, ~/.aws/config and
+ * ~/.aws/credentials (AWS_PROFILE or profile=), web identity, container and instance metadata.
+ * Explicit keys (from a foreign server and user mapping inside PostgreSQL) win over the chain. The
+ * keys are S3SettingNames'; an unknown key is an error, as in SinkOptions. toString never shows the
+ * secret or the session token, so a settings object can appear in any message.
+ */
 public final class S3Settings {
   /** The smallest part S3 accepts, except for an upload's last. */
   public static final int MIN_PART_BYTES = 5 * 1024 * 1024;

@@ -1,30 +1,3 @@
-/*
- * S3Sweep: undoes exactly what a dead object-store export recorded in its ledger file.
- *
- * The record's owner is provably dead (the caller took the ledger's lock; DESIGN.md, "The ledger
- * file"), so what it lists can be undone without racing it. Without "committed" the export never
- * reached its outcome, and is undone: first _SUCCESS, if "success" was recorded and the object
- * there is still this export's manifest (by its export id), is put back as the "previous" manifest
- * it replaced, or deleted when there was none (S3Export.takeBackSuccess, as the exit path does), so
- * that no reader trusts a half-removed export and a replaced one is whole again; then every
- * "complete" key is deleted and every upload of a recorded key is aborted: by the recorded id, and also any other pending upload of exactly that key that the
- * server says was initiated at or after the record's start. The second rule covers a crash between
- * CreateMultipartUpload and its "upload K ID" line, and a CreateMultipartUpload that the SDK sent
- * again after a lost answer, whose first upload no line names. With "committed" the export is
- * whole, and only the parts of the export it replaced are deleted: those its recorded "previous"
- * manifest names that the committed export did not complete, with any "superseded" line's. They
- * are derived from the manifest, not from the "superseded" lines, because a worker killed between
- * "committed" and those lines leaves none, and the replaced parts would stay forever beside the new
- * ones. The manifest was recorded only after the overwrite checked it (its seal, its parts: see
- * S3Export.previousExportProblem), so this names only parts an export of this server wrote.
- *
- * It never lists the prefix to decide what to remove: every key it touches is one the record names
- * (S3Record refuses a record naming a key outside its target), so an object someone else put under
- * the prefix is never touched, nor is an upload of another key. Every request is safe to repeat (an
- * upload already gone counts as aborted, a key already gone as deleted), so a sweep interrupted
- * halfway runs again from the start. The work is split into steps of one or two requests each, so
- * that the worker that drives it from C checks for interrupts between them.
- */
 package org.parallelexport.parquet.s3;
 
 import static java.util.Objects.requireNonNull;
@@ -39,6 +12,34 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+/**
+ * S3Sweep: undoes exactly what a dead object-store export recorded in its ledger file.
+ *
+ * <p>The record's owner is provably dead (the caller took the ledger's lock; DESIGN.md, "The ledger
+ * file"), so what it lists can be undone without racing it. Without "committed" the export never
+ * reached its outcome, and is undone: first _SUCCESS, if "success" was recorded and the object
+ * there is still this export's manifest (by its export id), is put back as the "previous" manifest
+ * it replaced, or deleted when there was none (S3Export.takeBackSuccess, as the exit path does), so
+ * that no reader trusts a half-removed export and a replaced one is whole again; then every
+ * "complete" key is deleted and every upload of a recorded key is aborted: by the recorded id, and
+ * also any other pending upload of exactly that key that the server says was initiated at or after
+ * the record's start. The second rule covers a crash between CreateMultipartUpload and its "upload
+ * K ID" line, and a CreateMultipartUpload that the SDK sent again after a lost answer, whose first
+ * upload no line names. With "committed" the export is whole, and only the parts of the export it
+ * replaced are deleted: those its recorded "previous" manifest names that the committed export did
+ * not complete, with any "superseded" line's. They are derived from the manifest, not from the
+ * "superseded" lines, because a worker killed between "committed" and those lines leaves none, and
+ * the replaced parts would stay forever beside the new ones. The manifest was recorded only after
+ * the overwrite checked it (its seal, its parts: see S3Export.previousExportProblem), so this names
+ * only parts an export of this server wrote.
+ *
+ * <p>It never lists the prefix to decide what to remove: every key it touches is one the record
+ * names (S3Record refuses a record naming a key outside its target), so an object someone else put
+ * under the prefix is never touched, nor is an upload of another key. Every request is safe to
+ * repeat (an upload already gone counts as aborted, a key already gone as deleted), so a sweep
+ * interrupted halfway runs again from the start. The work is split into steps of one or two
+ * requests each, so that the worker that drives it from C checks for interrupts between them.
+ */
 public final class S3Sweep implements AutoCloseable {
   private interface Step {
     void run() throws IOException;

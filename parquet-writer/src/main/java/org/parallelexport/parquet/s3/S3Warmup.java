@@ -1,19 +1,3 @@
-/*
- * S3Warmup: the object-store half of the AppCDS training run (Warmup), on loopback only.
- *
- * A worker exporting to s3:// loads the SDK's client, its request marshallers and response
- * parsers, signing, retries, the credential and region chains, the JDK's HTTP transport and this
- * package; without the archive that costs a small export most of a second. The training must run
- * where `make install` runs, which may have no network and certainly no object store, so it
- * answers S3's requests itself: Loopback, a minimal HTTP/1.1 server on 127.0.0.1 that answers each
- * the way S3 does (XML bodies, ETag headers, 100 Continue). Through the real transport,
- * the training goes the way a worker goes, twice: with the endpoint, region and keys given (a
- * foreign server's settings) and with the SDK's standard chain finding them (system properties and
- * a credentials file here, the environment in a worker; either way the chain's first provider
- * fails first). Each time an S3Export checks the target, writes a part of
- * the training's sink into an upload, publishes it with its manifest, reads the manifest back as
- * an overwrite does, and undoes everything through its exit path.
- */
 package org.parallelexport.parquet.s3;
 
 import java.io.BufferedInputStream;
@@ -31,6 +15,22 @@ import java.nio.file.Path;
 import java.util.Locale;
 import org.parallelexport.parquet.BatchSink;
 
+/**
+ * S3Warmup: the object-store half of the AppCDS training run (Warmup), on loopback only.
+ *
+ * <p>A worker exporting to s3:// loads the SDK's client, its request marshallers and response
+ * parsers, signing, retries, the credential and region chains, the JDK's HTTP transport and this
+ * package; without the archive that costs a small export most of a second. The training must run
+ * where {@code make install} runs, which may have no network and certainly no object store, so it
+ * answers S3's requests itself: Loopback, a minimal HTTP/1.1 server on 127.0.0.1 that answers each
+ * the way S3 does (XML bodies, ETag headers, 100 Continue). Through the real transport, the
+ * training goes the way a worker goes, twice: with the endpoint, region and keys given (a foreign
+ * server's settings) and with the SDK's standard chain finding them (system properties and a
+ * credentials file here, the environment in a worker; either way the chain's first provider fails
+ * first). Each time an S3Export checks the target, writes a part of the training's sink into an
+ * upload, publishes it with its manifest, reads the manifest back as an overwrite does, and undoes
+ * everything through its exit path.
+ */
 public final class S3Warmup {
   private static final String BUCKET = "warmup";
   private static final String PREFIX = "p/";

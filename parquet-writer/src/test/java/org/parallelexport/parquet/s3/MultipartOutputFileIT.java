@@ -1,15 +1,3 @@
-/*
- * MultipartOutputFileIT: MultipartOutputFile against a real S3 implementation, S3Proxy, started on
- * 127.0.0.1 by regress/lib/s3proxy.sh with authentication on.
- *
- * Parquet files are written by parquet-java's example writer through the OutputFile, so the
- * stream sees parquet-java's real write pattern. What was uploaded is checked where a reader would
- * see it: ListObjectsV2 and ListMultipartUploads through the S3 API, and the object's file in
- * S3Proxy's folder, read by DuckDB. Each case asserts its premise (the upload really had several
- * parts; the upload really was pending before the abort; failures really were injected).
- * Transient failures come from a wrapper around the real transport, persistent ones from the
- * server itself (a missing bucket, a wrong secret).
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -58,6 +46,18 @@ import software.amazon.awssdk.http.HttpExecuteResponse;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpResponse;
 
+/**
+ * MultipartOutputFileIT: MultipartOutputFile against a real S3 implementation, S3Proxy, started on
+ * 127.0.0.1 by regress/lib/s3proxy.sh with authentication on.
+ *
+ * <p>Parquet files are written by parquet-java's example writer through the OutputFile, so the
+ * stream sees parquet-java's real write pattern. What was uploaded is checked where a reader would
+ * see it: ListObjectsV2 and ListMultipartUploads through the S3 API, and the object's file in
+ * S3Proxy's folder, read by DuckDB. Each case asserts its premise (the upload really had several
+ * parts; the upload really was pending before the abort; failures really were injected). Transient
+ * failures come from a wrapper around the real transport, persistent ones from the server itself (a
+ * missing bucket, a wrong secret).
+ */
 class MultipartOutputFileIT {
   private static final String BUCKET = "lake";
   private static final MessageType SCHEMA =

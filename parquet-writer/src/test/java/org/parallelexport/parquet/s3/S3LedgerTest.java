@@ -1,8 +1,3 @@
-/*
- * S3LedgerTest: the ledger file's lines as workers append them, and the record parsed back: every
- * step, a last line cut short by a crash, a record that names a key outside its target, links and
- * missing files refused, and lines of concurrent writers that never interleave.
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -26,6 +21,11 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * S3LedgerTest: the ledger file's lines as workers append them, and the record parsed back: every
+ * step, a last line cut short by a crash, a record that names a key outside its target, links and
+ * missing files refused, and lines of concurrent writers that never interleave.
+ */
 class S3LedgerTest {
   /** The first line as pep_s3ledger_begin writes it, with an escaped tab in the server name. */
   static final String HEADER =

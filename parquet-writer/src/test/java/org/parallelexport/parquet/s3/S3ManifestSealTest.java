@@ -1,10 +1,3 @@
-/*
- * S3ManifestSealTest: the seal an overwrite trusts. It verifies for exactly the manifest it was
- * made for (bucket, prefix, export id, part names in order) with exactly the key that made it, and
- * for nothing else: another key, another prefix or bucket, a part added, dropped, renamed or moved,
- * a boundary between fields shifted, an upper-case or truncated MAC, or none. Keys that are not 64
- * hex digits are refused.
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,6 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/**
+ * S3ManifestSealTest: the seal an overwrite trusts. It verifies for exactly the manifest it was
+ * made for (bucket, prefix, export id, part names in order) with exactly the key that made it, and
+ * for nothing else: another key, another prefix or bucket, a part added, dropped, renamed or moved,
+ * a boundary between fields shifted, an upper-case or truncated MAC, or none. Keys that are not 64
+ * hex digits are refused.
+ */
 class S3ManifestSealTest {
   private static final String KEY = "0f".repeat(32);
   private static final String OTHER_KEY = "f0".repeat(32);

@@ -1,7 +1,3 @@
-/*
- * S3ProxyServer: the S3 test server of the object-store ITs, on a free port of 127.0.0.1 with
- * authentication on, started and stopped by regress/lib/s3proxy.sh, and settings that reach it.
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,6 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 
+/**
+ * S3ProxyServer: the S3 test server of the object-store ITs, on a free port of 127.0.0.1 with
+ * authentication on, started and stopped by regress/lib/s3proxy.sh, and settings that reach it.
+ */
 // close() waits for S3Proxy's process to end, so it may throw InterruptedException, which javac's
 // "try" lint warns of in a resource.
 @SuppressWarnings("try")

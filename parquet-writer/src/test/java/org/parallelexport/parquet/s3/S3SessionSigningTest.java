@@ -1,13 +1,3 @@
-/*
- * S3SessionSigningTest: how an upload part's body goes on the wire, by endpoint scheme.
- *
- * Over plain http the SDK signs every payload; a part is sent as one body whose SHA-256 is the
- * signed x-amz-content-sha256, with a plain Content-Length, not as aws-chunked (a signature per
- * 128 KiB chunk, which S3Proxy decodes a byte at a time). Over https the SDK's own choice stays:
- * with checksum=when_supported that is a streaming checksum trailer. A recording transport stands
- * in for the server, so the test sees exactly the request the SDK would send; MultipartOutputFileIT
- * shows that S3Proxy accepts it.
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -31,6 +21,16 @@ import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.SdkHttpResponse;
 
+/**
+ * S3SessionSigningTest: how an upload part's body goes on the wire, by endpoint scheme.
+ *
+ * <p>Over plain http the SDK signs every payload; a part is sent as one body whose SHA-256 is the
+ * signed x-amz-content-sha256, with a plain Content-Length, not as aws-chunked (a signature per 128
+ * KiB chunk, which S3Proxy decodes a byte at a time). Over https the SDK's own choice stays: with
+ * checksum=when_supported that is a streaming checksum trailer. A recording transport stands in for
+ * the server, so the test sees exactly the request the SDK would send; MultipartOutputFileIT shows
+ * that S3Proxy accepts it.
+ */
 class S3SessionSigningTest {
   private static final String KEYS =
       "access_key_id=AKIDEXAMPLE\nsecret_access_key=example-secret\n";

@@ -1,8 +1,3 @@
-/*
- * S3SettingsTest: the settings string's rules, path-style addressing by endpoint, that no secret
- * ever reaches a message or toString, and that every key of S3SettingNames (which C writes) is one
- * S3Settings knows.
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,6 +10,11 @@ import java.lang.reflect.Modifier;
 import java.net.URI;
 import org.junit.jupiter.api.Test;
 
+/**
+ * S3SettingsTest: the settings string's rules, path-style addressing by endpoint, that no secret
+ * ever reaches a message or toString, and that every key of S3SettingNames (which C writes) is one
+ * S3Settings knows.
+ */
 class S3SettingsTest {
   private static final String SECRET = "s3cr3t-value-0123456789";
 

@@ -1,14 +1,3 @@
-/*
- * S3SweepIT: S3Sweep against S3Proxy, on records written the way a killed export leaves them.
- *
- * Each case builds the export's objects and uploads for real (pending uploads with bytes in them,
- * completed objects, _SUCCESS), writes the record through S3Ledger, and puts beside them what the
- * sweep must never touch: an object someone else put under the prefix and a pending upload of
- * another key under the prefix.
- * Every case asserts its premise (all of it is there, as ListObjectsV2 and ListMultipartUploads
- * show it) before it sweeps, then that exactly the export's own objects and uploads are gone, and
- * that a _SUCCESS the export replaced, or did not write, is whole afterwards.
- */
 package org.parallelexport.parquet.s3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -31,6 +20,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
+/**
+ * S3SweepIT: S3Sweep against S3Proxy, on records written the way a killed export leaves them.
+ *
+ * <p>Each case builds the export's objects and uploads for real (pending uploads with bytes in
+ * them, completed objects, _SUCCESS), writes the record through S3Ledger, and puts beside them what
+ * the sweep must never touch: an object someone else put under the prefix and a pending upload of
+ * another key under the prefix. Every case asserts its premise (all of it is there, as
+ * ListObjectsV2 and ListMultipartUploads show it) before it sweeps, then that exactly the export's
+ * own objects and uploads are gone, and that a _SUCCESS the export replaced, or did not write, is
+ * whole afterwards.
+ */
 class S3SweepIT {
   private static final String BUCKET = "lake";
   private static final String EXPORT_ID = "0123456789ab";

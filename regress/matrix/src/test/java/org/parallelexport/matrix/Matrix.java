@@ -77,9 +77,9 @@ final class Matrix {
   }
 
   /**
-   * The docs/types.md section: the preamble, then per table one row per column, one column per reader; a
-   * cell is "exact" (with its note, the type the reader chose, where the table shows it), or a
-   * note's number ("≈" read with a difference, "✗" cannot read). A table without cells is its
+   * The docs/types.md section: the preamble, then per table one row per column, one column per
+   * reader; a cell is "exact" (with its note, the type the reader chose, where the table shows it),
+   * or a note's number ("≈" read with a difference, "✗" cannot read). A table without cells is its
    * heading and sentence. The notes of all tables follow, numbered once.
    */
   static String markdown(List<Table> tables, Map<String, String> readerNames, String preamble) {

@@ -191,7 +191,8 @@ class ReaderMatrixTest {
     if (UPDATE) {
       Matrix.save(EXPECTED, observed);
       String page = Files.readString(TYPES_PAGE, StandardCharsets.UTF_8);
-      Files.writeString(TYPES_PAGE, Matrix.replaceSection(page, markdown()), StandardCharsets.UTF_8);
+      Files.writeString(
+          TYPES_PAGE, Matrix.replaceSection(page, markdown()), StandardCharsets.UTF_8);
     }
     exports.stream().filter(e -> e.dir() != null).forEach(e -> TypeCases.discard(e.dir()));
   }
@@ -305,10 +306,10 @@ class ReaderMatrixTest {
   }
 
   /**
-   * The docs/types.md section: the faithful encodings (the type fixtures, multi-dimensional arrays, the
-   * numeric mappings), the columns compatibility => 'spark' writes otherwise, the partition columns
-   * of the partitioned exports, and the cells of the partitioned and s3:// exports that differ from
-   * the faithful export's.
+   * The docs/types.md section: the faithful encodings (the type fixtures, multi-dimensional arrays,
+   * the numeric mappings), the columns compatibility => 'spark' writes otherwise, the partition
+   * columns of the partitioned exports, and the cells of the partitioned and s3:// exports that
+   * differ from the faithful export's.
    */
   private String markdown() {
     Map<String, Cell> faithfulByColumn = new LinkedHashMap<>();
