@@ -33,9 +33,9 @@
 #include "pep_values.h"
 
 /* Initial size of the var area; it grows only for rows larger than this. */
-#define PEP_VAR_AREA_INITIAL	(8 * 1024 * 1024)
+#define PEP_VAR_AREA_INITIAL (8 * 1024 * 1024)
 
-#define PEP_ALIGN(x)		TYPEALIGN(8, (x))
+#define PEP_ALIGN(x) TYPEALIGN(8, (x))
 
 StaticAssertDecl(PEP_VAR_SLOT_WIDTH == 2 * sizeof(int32),
 				 "a var kind's value is an int32 offset and an int32 length");
@@ -51,7 +51,7 @@ static void
 pep_batch_order_slots(PEPBatch *batch)
 {
 	PEPBatchSlot *ordered = palloc(sizeof(PEPBatchSlot) * batch->ncolumns);
-	int			n = 0;
+	int n = 0;
 
 	for (int place = PEP_PLACE_BOOL; place <= PEP_PLACE_UUID; place++)
 	{
@@ -72,8 +72,8 @@ PEPBatch *
 pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 				 const PEPTypeChoices *types)
 {
-	PEPBatch   *batch = palloc0(sizeof(PEPBatch));
-	Size		cursor = 0;
+	PEPBatch *batch = palloc0(sizeof(PEPBatch));
+	Size cursor = 0;
 
 	batch->columns = columns;
 	batch->ncolumns = ncolumns;
@@ -100,7 +100,7 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 		cursor = PEP_ALIGN(cursor + (Size) capacity * slot->width);
 
 		batch->trees[c] = pep_resolve_tree(col->name, col->typid, col->typmod, col->ndims,
-											  types);
+										   types);
 		if (pep_tree_count(batch->trees[c]) != col->nnodes ||
 			pep_tree_hash(batch->trees[c], 0) != col->tree_hash)
 			ereport(ERROR,
@@ -119,7 +119,7 @@ pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
 void
 pep_batch_grow(PEPBatch *batch)
 {
-	Size		var_size = batch->size - batch->var_start;
+	Size var_size = batch->size - batch->var_start;
 
 	if (var_size >= MaxAllocHugeSize / 4)
 		ereport(ERROR,
@@ -148,10 +148,10 @@ pep_batch_put_var(PEPBatch *batch, const PEPBatchSlot *slot, Datum value, char *
 {
 	const PEPNode *node = batch->trees[slot->column];
 	const char *name = batch->columns[slot->column].name;
-	Size		len;
+	Size len;
 	const char *bytes;
-	Size		at;
-	int32		pair[2];
+	Size at;
+	int32 pair[2];
 
 	if (slot->place == PEP_PLACE_VARLENA)
 		bytes = pep_varlena_bytes(node, name, value, &len);
@@ -215,18 +215,17 @@ static inline bool
 pep_batch_put_datums(PEPBatch *batch, PEPPlace place, int r, const Datum *values,
 					 const bool *isnull)
 {
-	Size		width = pep_place_width(place);
-	bool		refused = false;
+	Size width = pep_place_width(place);
+	bool refused = false;
 	/* in locals: a store through char * could change batch's fields */
-	char	   *buf = batch->buf;
-	const PEPBatchSlot *slot = &batch->slots[place == PEP_PLACE_BOOL ? 0 :
-											 batch->datum_ends[place - 1]];
+	char *buf = batch->buf;
+	const PEPBatchSlot *slot = &batch->slots[place == PEP_PLACE_BOOL ? 0 : batch->datum_ends[place - 1]];
 	const PEPBatchSlot *end = &batch->slots[batch->datum_ends[place]];
 
 	for (; slot < end; slot++)
 	{
-		bool		null = isnull[slot->attidx];
-		Datum		value = values[slot->attidx];
+		bool null = isnull[slot->attidx];
+		Datum value = values[slot->attidx];
 
 		Assert(slot->place == place && slot->width == width);
 		buf[slot->null_offset + r] = null ? 1 : 0;
@@ -252,8 +251,8 @@ static pg_attribute_always_inline bool
 pep_batch_put_value(PEPBatch *batch, const PEPBatchSlot *slot, int r, const Datum *values,
 					const bool *isnull)
 {
-	char	   *dst = batch->buf + slot->value_offset + (Size) r * slot->width;
-	Datum		value = values[slot->attidx];
+	char *dst = batch->buf + slot->value_offset + (Size) r * slot->width;
+	Datum value = values[slot->attidx];
 
 	if (isnull[slot->attidx])
 	{
@@ -264,8 +263,8 @@ pep_batch_put_value(PEPBatch *batch, const PEPBatchSlot *slot, int r, const Datu
 	if (slot->place == PEP_PLACE_DECIMAL64)
 	{
 		const PEPNode *node = batch->trees[slot->column];
-		int64		v = pep_numeric_unscaled(value, node->precision, node->scale,
-											 batch->columns[slot->column].name);
+		int64 v = pep_numeric_unscaled(value, node->precision, node->scale,
+									   batch->columns[slot->column].name);
 
 		memcpy(dst, &v, sizeof(v));
 		return true;
@@ -290,7 +289,7 @@ pep_batch_put_value(PEPBatch *batch, const PEPBatchSlot *slot, int r, const Datu
 static pg_noinline bool
 pep_batch_add_row_in_order(PEPBatch *batch, Datum *values, bool *isnull)
 {
-	Size		var_mark = batch->var_used;
+	Size var_mark = batch->var_used;
 
 	for (int c = 0; c < batch->ncolumns; c++)
 	{
@@ -311,9 +310,9 @@ pep_batch_add_row_in_order(PEPBatch *batch, Datum *values, bool *isnull)
 bool
 pep_batch_add_row(PEPBatch *batch, Datum *values, bool *isnull)
 {
-	int			r = batch->nrows;
-	Size		var_mark = batch->var_used;
-	bool		refused = false;
+	int r = batch->nrows;
+	Size var_mark = batch->var_used;
+	bool refused = false;
 
 	Assert(r < batch->capacity);
 	pep_batch_put_datums(batch, PEP_PLACE_BOOL, r, values, isnull);

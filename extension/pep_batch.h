@@ -29,35 +29,35 @@
  */
 typedef struct PEPBatchSlot
 {
-	int			attidx;			/* index of the value in the deformed tuple */
-	int			null_offset;	/* offset of its null bytes */
-	int			value_offset;	/* offset of its values */
-	int			width;			/* bytes per row of its values */
-	int			column;			/* index in columns and trees */
-	PEPPlace	place;			/* how its value is stored */
+	int attidx;		  /* index of the value in the deformed tuple */
+	int null_offset;  /* offset of its null bytes */
+	int value_offset; /* offset of its values */
+	int width;		  /* bytes per row of its values */
+	int column;		  /* index in columns and trees */
+	PEPPlace place;	  /* how its value is stored */
 } PEPBatchSlot;
 
 typedef struct PEPBatch
 {
-	const PEPColumn *columns;	/* column specs, in output order */
-	int			ncolumns;		/* entries in columns */
-	int			capacity;		/* rows per batch */
-	int		   *null_offsets;	/* per column: offset of its null bytes */
-	int		   *value_offsets;	/* per column: offset of its values */
-	PEPBatchSlot *slots;		/* every column once: those of a Datum place
+	const PEPColumn *columns;			/* column specs, in output order */
+	int ncolumns;						/* entries in columns */
+	int capacity;						/* rows per batch */
+	int *null_offsets;					/* per column: offset of its null bytes */
+	int *value_offsets;					/* per column: offset of its values */
+	PEPBatchSlot *slots;				/* every column once: those of a Datum place
 								 * (BOOL to UUID) first, grouped by place,
 								 * then the rest in column order */
-	PEPBatchSlot *column_slots; /* the same slots in column order */
-	int			datum_ends[PEP_PLACE_UUID + 1]; /* per Datum place: the end
+	PEPBatchSlot *column_slots;			/* the same slots in column order */
+	int datum_ends[PEP_PLACE_UUID + 1]; /* per Datum place: the end
 												 * of its slots */
-	PEPNode   **trees;			/* per column: its type tree */
-	StringInfoData scratch;		/* a nested value being serialized */
-	char	   *buf;			/* the buffer Java reads */
-	Size		size;			/* its size in bytes */
-	Size		var_start;		/* offset of the var area */
-	Size		var_used;		/* bytes of the var area in use */
-	int			nrows;			/* rows in the batch */
-	bool		grown;			/* buffer was replaced since last asked */
+	PEPNode **trees;					/* per column: its type tree */
+	StringInfoData scratch;				/* a nested value being serialized */
+	char *buf;							/* the buffer Java reads */
+	Size size;							/* its size in bytes */
+	Size var_start;						/* offset of the var area */
+	Size var_used;						/* bytes of the var area in use */
+	int nrows;							/* rows in the batch */
+	bool grown;							/* buffer was replaced since last asked */
 } PEPBatch;
 
 extern PEPBatch *pep_batch_create(const PEPColumn *columns, int ncolumns, int capacity,
@@ -67,4 +67,4 @@ extern void pep_batch_grow(PEPBatch *batch);
 extern void pep_batch_reset(PEPBatch *batch);
 
 
-#endif							/* PEP_BATCH_H */
+#endif /* PEP_BATCH_H */

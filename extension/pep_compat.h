@@ -23,4 +23,4 @@
 	heap_form_minimal_tuple((desc), (values), (isnull))
 #endif
 
-#endif							/* PEP_COMPAT_H */
+#endif /* PEP_COMPAT_H */

@@ -29,20 +29,20 @@
 #include "pep_contract_strings.h"
 
 /* ColumnKind.k: a kind code */
-#define PEP_JAVA_KIND(k)		org_parallelexport_parquet_ColumnKind_##k
+#define PEP_JAVA_KIND(k) org_parallelexport_parquet_ColumnKind_##k
 /* ColumnKind.k_WIDTH: bytes per row of a fixed-width kind's values */
-#define PEP_KIND_WIDTH(k)		org_parallelexport_parquet_ColumnKind_##k##_WIDTH
+#define PEP_KIND_WIDTH(k) org_parallelexport_parquet_ColumnKind_##k##_WIDTH
 /* bytes per row of a var kind: an int32 offset and an int32 length */
-#define PEP_VAR_SLOT_WIDTH		org_parallelexport_parquet_ColumnKind_VAR_SLOT_WIDTH
+#define PEP_VAR_SLOT_WIDTH org_parallelexport_parquet_ColumnKind_VAR_SLOT_WIDTH
 /* OptionDefaults.o: the default of a writer option (a number or a string literal) */
-#define PEP_DEFAULT(o)			org_parallelexport_parquet_OptionDefaults_##o
+#define PEP_DEFAULT(o) org_parallelexport_parquet_OptionDefaults_##o
 /* OptionNames.o: the key of a writer option, a string literal */
-#define PEP_OPTION(o)			org_parallelexport_parquet_OptionNames_##o
+#define PEP_OPTION(o) org_parallelexport_parquet_OptionNames_##o
 /* s3.S3SettingNames.o: the key of an object store's setting, a string literal */
-#define PEP_S3_SETTING(o)		org_parallelexport_parquet_s3_S3SettingNames_##o
+#define PEP_S3_SETTING(o) org_parallelexport_parquet_s3_S3SettingNames_##o
 /* s3.S3RecordWords.o: the first word of a crash record's line, a string literal */
-#define PEP_S3_RECORD(o)		org_parallelexport_parquet_s3_S3RecordWords_##o
+#define PEP_S3_RECORD(o) org_parallelexport_parquet_s3_S3RecordWords_##o
 /* s3.S3FaultPoints.o: the name of an object-store fault point, a string literal */
-#define PEP_S3_FAULT(o)			org_parallelexport_parquet_s3_S3FaultPoints_##o
+#define PEP_S3_FAULT(o) org_parallelexport_parquet_s3_S3FaultPoints_##o
 
-#endif							/* PEP_CONTRACT_H */
+#endif /* PEP_CONTRACT_H */

@@ -38,26 +38,26 @@
 /* What the workers need of the leader's staging directory. */
 typedef struct PEPDirShared
 {
-	char		staging[MAXPGPATH];	/* staging directory the parts go to */
-	uint64		staging_dev;	/* its st_dev, as the leader created it */
-	uint64		staging_ino;	/* and its st_ino: workers write only there */
+	char staging[MAXPGPATH]; /* staging directory the parts go to */
+	uint64 staging_dev;		 /* its st_dev, as the leader created it */
+	uint64 staging_ino;		 /* and its st_ino: workers write only there */
 } PEPDirShared;
 
 /* The leader's side. */
 typedef struct PEPDirTarget
 {
-	PEPTarget	target;			/* the interface; display is out.target */
-	PEPOutput	out;			/* the output protocol's state */
+	PEPTarget target; /* the interface; display is out.target */
+	PEPOutput out;	  /* the output protocol's state */
 } PEPDirTarget;
 
 /* A worker's side. */
 typedef struct PEPDirWorker
 {
-	PEPWorkerTarget target;		/* the interface */
-	PEPDirShared *dir;			/* the staging directory, in the DSM */
-	int			staging_fd;		/* it, held open for the worker's life */
-	char		staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
-	int			folder_fd;		/* folder of the part being opened, or -1 */
+	PEPWorkerTarget target; /* the interface */
+	PEPDirShared *dir;		/* the staging directory, in the DSM */
+	int staging_fd;			/* it, held open for the worker's life */
+	char staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
+	int folder_fd;			/* folder of the part being opened, or -1 */
 } PEPDirWorker;
 
 static PEPTarget *
@@ -142,7 +142,7 @@ pep_dir_worker_open(PEPShared *shared, shm_toc *toc)
 {
 	PEPDirWorker *dw = palloc0(sizeof(PEPDirWorker));
 	const char *staging;
-	int			fd;
+	int fd;
 	struct stat st;
 	struct stat via;
 
@@ -182,8 +182,8 @@ pep_dir_enter_folder(PEPWorkerTarget *wt, PEPLedger *ledger, const char *path,
 					 const char *name, int parent_entry, int entry, bool leaf)
 {
 	PEPDirWorker *dw = (PEPDirWorker *) wt;
-	int			parent_fd = pep_ledger_open_folder(dw->staging_fd, ledger, parent_entry);
-	int			save_errno;
+	int parent_fd = pep_ledger_open_folder(dw->staging_fd, ledger, parent_entry);
+	int save_errno;
 
 	if (parent_fd < 0)
 		ereport(ERROR,
@@ -272,7 +272,7 @@ static void
 pep_dir_part_grew(PEPWorkerTarget *wt, PEPLedger *ledger, PEPOpenPart *part, int folder,
 				  uint64 bytes_open)
 {
-	uint64		previous = part->written_back;
+	uint64 previous = part->written_back;
 
 	if (bytes_open < previous + PEP_WRITEBACK_AFTER)
 		return;
@@ -281,8 +281,8 @@ pep_dir_part_grew(PEPWorkerTarget *wt, PEPLedger *ledger, PEPOpenPart *part, int
 #ifdef HAVE_SYNC_FILE_RANGE
 	{
 		PEPDirWorker *dw = (PEPDirWorker *) wt;
-		int			folder_fd = pep_ledger_open_folder(dw->staging_fd, ledger, folder);
-		int			fd;
+		int folder_fd = pep_ledger_open_folder(dw->staging_fd, ledger, folder);
+		int fd;
 
 		if (folder_fd < 0)
 			return;
@@ -295,7 +295,7 @@ pep_dir_part_grew(PEPWorkerTarget *wt, PEPLedger *ledger, PEPOpenPart *part, int
 		if (previous > 0 &&
 			sync_file_range(fd, 0, (off_t) previous,
 							SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-							SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+								SYNC_FILE_RANGE_WAIT_AFTER) == 0)
 			(void) posix_fadvise(fd, 0, (off_t) previous, POSIX_FADV_DONTNEED);
 #endif
 		(void) sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);

@@ -28,7 +28,7 @@
 
 PG_MODULE_MAGIC;
 
-void		_PG_init(void);
+void _PG_init(void);
 
 PG_FUNCTION_INFO_V1(pep_export_text);
 PG_FUNCTION_INFO_V1(pep_export_regclass);
@@ -79,7 +79,7 @@ pep_check_call(FunctionCallInfo fcinfo, PEPOptions *opts)
 static Datum
 pep_export_source(FunctionCallInfo fcinfo, PEPSource *src, const PEPOptions *opts)
 {
-	uint64		rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), opts, &pep_last);
+	uint64 rows = pep_export_run(src, text_to_cstring(PG_GETARG_TEXT_PP(1)), opts, &pep_last);
 
 	pep_have_last = true;
 	PG_RETURN_INT64((int64) rows);
@@ -88,7 +88,7 @@ pep_export_source(FunctionCallInfo fcinfo, PEPSource *src, const PEPOptions *opt
 Datum
 pep_export_text(PG_FUNCTION_ARGS)
 {
-	PEPOptions	opts;
+	PEPOptions opts;
 
 	pep_check_call(fcinfo, &opts);
 	return pep_export_source(fcinfo,
@@ -99,7 +99,7 @@ pep_export_text(PG_FUNCTION_ARGS)
 Datum
 pep_export_regclass(PG_FUNCTION_ARGS)
 {
-	PEPOptions	opts;
+	PEPOptions opts;
 
 	pep_check_call(fcinfo, &opts);
 	return pep_export_source(fcinfo, pep_source_from_relid(PG_GETARG_OID(0), &opts.types), &opts);
@@ -115,9 +115,9 @@ pep_export_regclass(PG_FUNCTION_ARGS)
 Datum
 pep_last_export(PG_FUNCTION_ARGS)
 {
-	TupleDesc	desc;
-	Datum		values[8];
-	bool		nulls[8] = {0};
+	TupleDesc desc;
+	Datum values[8];
+	bool nulls[8] = { 0 };
 
 	if (!pep_have_last || !pep_may_see_role(pep_last.userid))
 		PG_RETURN_NULL();

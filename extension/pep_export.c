@@ -82,24 +82,24 @@
 #include "pep_target.h"
 
 /* Rows per batch handed to Java, and the cap on its fixed-width bytes. */
-#define PEP_BATCH_ROWS			4096
-#define PEP_BATCH_FIXED_BYTES	(16 * 1024 * 1024)
+#define PEP_BATCH_ROWS		  4096
+#define PEP_BATCH_FIXED_BYTES (16 * 1024 * 1024)
 /* How often the leader refreshes progress while it waits. */
-#define PEP_PROGRESS_INTERVAL_MS	500
+#define PEP_PROGRESS_INTERVAL_MS 500
 
 /* Everything the leader keeps for one export; the cleanup callback's argument. */
 typedef struct PEPExport
 {
-	PEPTarget  *target;			/* where the parts go (pep_target.h) */
-	PEPJvmConfig jvm;			/* how the workers start their JVM, checked */
-	ParallelContext *pcxt;		/* the workers, once created */
-	PEPShared  *shared;			/* shared state in the DSM */
-	PEPLedger  *ledger;			/* the ledger in the DSM */
-	char	   *scans;			/* the block scans in the DSM, for progress; or NULL */
-	Snapshot	snapshot;		/* registered snapshot the scans use */
-	int			npartition;		/* partition_by levels, 0: none */
-	int			partition_columns[PEP_MAX_PARTITION_LEVELS];	/* their column indexes */
-	bool		write_partition_columns;	/* partition columns in the files too */
+	PEPTarget *target;								 /* where the parts go (pep_target.h) */
+	PEPJvmConfig jvm;								 /* how the workers start their JVM, checked */
+	ParallelContext *pcxt;							 /* the workers, once created */
+	PEPShared *shared;								 /* shared state in the DSM */
+	PEPLedger *ledger;								 /* the ledger in the DSM */
+	char *scans;									 /* the block scans in the DSM, for progress; or NULL */
+	Snapshot snapshot;								 /* registered snapshot the scans use */
+	int npartition;									 /* partition_by levels, 0: none */
+	int partition_columns[PEP_MAX_PARTITION_LEVELS]; /* their column indexes */
+	bool write_partition_columns;					 /* partition columns in the files too */
 } PEPExport;
 
 /*
@@ -125,7 +125,7 @@ pep_terminate_workers(ParallelContext *pcxt)
 static void
 pep_export_cleanup(int code, Datum arg)
 {
-	PEPExport  *ex = (PEPExport *) DatumGetPointer(arg);
+	PEPExport *ex = (PEPExport *) DatumGetPointer(arg);
 
 	HOLD_INTERRUPTS();
 	/* An error in a wait leaves us on the DSM's condition variable: leave it before unmapping. */
@@ -149,13 +149,13 @@ pep_export_cleanup(int code, Datum arg)
 static int
 pep_auto_workers(PEPSource *src)
 {
-	int			workers = 1;
+	int workers = 1;
 
 	if (src->parallel_workers > 0)
 		workers = src->parallel_workers;
 	else if (src->query == NULL)
 	{
-		double		threshold = Max(min_parallel_table_scan_size, 1);
+		double threshold = Max(min_parallel_table_scan_size, 1);
 
 		while ((double) src->pages >= threshold * 3 && workers < MAX_PARALLEL_WORKER_LIMIT)
 		{
@@ -172,7 +172,7 @@ pep_auto_workers(PEPSource *src)
 static int
 pep_batch_rows(PEPSource *src)
 {
-	Size		per_row = 0;
+	Size per_row = 0;
 
 	for (int c = 0; c < src->ncolumns; c++)
 		per_row += 1 + pep_kind_width(src->columns[c].kind);
@@ -185,20 +185,20 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 				  int64 file_size_bytes, shm_mq_handle ***queues)
 {
 	ParallelContext *pcxt;
-	int			nleaves = list_length(src->leaves);
-	Relation   *leaves = palloc0(sizeof(Relation) * Max(nleaves, 1));
-	Size		scan_size = 0;
-	Size		shared_size = add_size(offsetof(PEPShared, workers),
-									   mul_size(sizeof(PEPWorkerSlot), nworkers));
-	PEPShared  *shared;
-	PEPColumn  *columns;
-	char	   *scan_area = NULL;
-	char	   *queue_area = NULL;
-	ListCell   *lc;
-	int			i = 0;
-	bool		heap_scans = true;
-	int			ledger_capacity = PEP_LEDGER_CAPACITY;
-	Size		ledger_names = (Size) PEP_LEDGER_CAPACITY * PEP_LEDGER_NAME_LEN;
+	int nleaves = list_length(src->leaves);
+	Relation *leaves = palloc0(sizeof(Relation) * Max(nleaves, 1));
+	Size scan_size = 0;
+	Size shared_size = add_size(offsetof(PEPShared, workers),
+								mul_size(sizeof(PEPWorkerSlot), nworkers));
+	PEPShared *shared;
+	PEPColumn *columns;
+	char *scan_area = NULL;
+	char *queue_area = NULL;
+	ListCell *lc;
+	int i = 0;
+	bool heap_scans = true;
+	int ledger_capacity = PEP_LEDGER_CAPACITY;
+	Size ledger_names = (Size) PEP_LEDGER_CAPACITY * PEP_LEDGER_NAME_LEN;
 
 	/*
 	 * A partitioned export also enters each worker's folders (a folder may
@@ -208,15 +208,15 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 	 */
 	if (ex->npartition > 0)
 	{
-		int64		folders = (int64) pep_max_partitions * ex->npartition * nworkers;
+		int64 folders = (int64) pep_max_partitions * ex->npartition * nworkers;
 
 		ledger_capacity = (int) Min((int64) PG_INT32_MAX / 2,
 									PEP_LEDGER_CAPACITY + folders + 2 * (int64) pep_max_partitions);
 		ledger_names = (Size) ledger_capacity * PEP_LEDGER_NAME_LEN +
-			(Size) folders * PEP_LEDGER_FOLDER_NAME_LEN;
+					   (Size) folders * PEP_LEDGER_FOLDER_NAME_LEN;
 	}
 
-	foreach(lc, src->leaves)
+	foreach (lc, src->leaves)
 	{
 		leaves[i] = table_open(lfirst_oid(lc), NoLock);
 		/* Only heap's block scans can be read for progress. */
@@ -290,7 +290,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 
 	if (nleaves > 0)
 	{
-		Size		offset = 0;
+		Size offset = 0;
 
 		scan_area = shm_toc_allocate(pcxt->toc, scan_size);
 		for (i = 0; i < nleaves; i++)
@@ -310,7 +310,7 @@ pep_export_launch(PEPExport *ex, PEPSource *src, int nworkers, const char *write
 		queue_area = shm_toc_allocate(pcxt->toc, mul_size(PEP_QUEUE_SIZE, nworkers));
 		for (i = 0; i < nworkers; i++)
 		{
-			shm_mq	   *mq = shm_mq_create(queue_area + (Size) i * PEP_QUEUE_SIZE, PEP_QUEUE_SIZE);
+			shm_mq *mq = shm_mq_create(queue_area + (Size) i * PEP_QUEUE_SIZE, PEP_QUEUE_SIZE);
 
 			shm_mq_set_sender(mq, MyProc);
 		}
@@ -363,17 +363,17 @@ static void
 pep_export_wait(PEPExport *ex)
 {
 	ParallelContext *pcxt = ex->pcxt;
-	bool		stopped = false;
+	bool stopped = false;
 
 	for (;;)
 	{
-		int			done = 0;
-		bool		stopped_now = false;
+		int done = 0;
+		bool stopped_now = false;
 
 		pep_progress_report(ex->shared, pcxt->nworkers_launched, ex->scans);
 		for (int i = 0; i < pcxt->nworkers_launched; i++)
 		{
-			pid_t		pid;
+			pid_t pid;
 
 			if (ex->shared->workers[i].state == PEP_WORKER_DONE)
 				done++;
@@ -396,8 +396,8 @@ pep_export_wait(PEPExport *ex)
 static uint64
 pep_export_collect(PEPExport *ex, bool streamed, uint64 sent)
 {
-	PEPShared  *shared = ex->shared;
-	uint64		rows;
+	PEPShared *shared = ex->shared;
+	uint64 rows;
 
 	for (int i = 0; i < ex->pcxt->nworkers_launched; i++)
 		if (shared->workers[i].state != PEP_WORKER_DONE)
@@ -422,8 +422,8 @@ static void
 pep_export_summarize(PEPExport *ex, PEPSource *src, uint64 rows, TimestampTz started,
 					 PEPSummary *summary)
 {
-	long		secs;
-	int			usecs;
+	long secs;
+	int usecs;
 
 	memset(summary, 0, sizeof(PEPSummary));
 	strlcpy(summary->source, src->display, sizeof(summary->source));
@@ -452,12 +452,12 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 			   PEPSummary *summary)
 {
 	TimestampTz started = GetCurrentTimestamp();
-	int			workers = opts->workers;
-	char	   *writer_options;
-	PEPExport  *ex = palloc0(sizeof(PEPExport));
-	PEPFault	fault;
-	uint64		rows = 0;
-	int			nworkers;
+	int workers = opts->workers;
+	char *writer_options;
+	PEPExport *ex = palloc0(sizeof(PEPExport));
+	PEPFault fault;
+	uint64 rows = 0;
+	int nworkers;
 
 	if (IsInParallelMode())
 		ereport(ERROR,
@@ -471,7 +471,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	ex->write_partition_columns = opts->write_partition_columns;
 	if (ex->npartition > 0 && !opts->write_partition_columns)
 	{
-		PEPSource	file = *src;
+		PEPSource file = *src;
 
 		file.columns = pep_partition_file_columns(src->columns, src->ncolumns,
 												  ex->partition_columns, ex->npartition,
@@ -481,8 +481,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	else
 		writer_options = pep_options_writer_text(opts, src);
 	if (ex->npartition > 0)
-		writer_options = psprintf("%s" PEP_OPTION(PART_WRITERS) "=%d\n"
-								  PEP_OPTION(PART_MEMORY_BYTES) "=" INT64_FORMAT "\n",
+		writer_options = psprintf("%s" PEP_OPTION(PART_WRITERS) "=%d\n" PEP_OPTION(PART_MEMORY_BYTES) "=" INT64_FORMAT "\n",
 								  writer_options, pep_partition_writers,
 								  (int64) pep_partition_memory * 1024);
 
@@ -515,7 +514,7 @@ pep_export_run(PEPSource *src, const char *directory, const PEPOptions *opts,
 	PG_ENSURE_ERROR_CLEANUP(pep_export_cleanup, PointerGetDatum(ex));
 	{
 		shm_mq_handle **queues = NULL;
-		uint64		sent = 0;
+		uint64 sent = 0;
 
 		ex->target->methods->begin(ex->target);
 		pep_fault_pause(&fault, PEP_PAUSE_STARTING);

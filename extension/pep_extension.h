@@ -11,7 +11,7 @@
 #ifndef PEP_EXTENSION_H
 #define PEP_EXTENSION_H
 
-#define PEP_EXTENSION_NAME		"parallel_export_parquet"
-#define PEP_VERSION				"1.1"
+#define PEP_EXTENSION_NAME "parallel_export_parquet"
+#define PEP_VERSION		   "1.1"
 
-#endif							/* PEP_EXTENSION_H */
+#endif /* PEP_EXTENSION_H */

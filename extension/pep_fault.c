@@ -122,8 +122,8 @@ static const char *const pep_pause_names[] = {
 static bool
 pep_fault_number(const char *token, int *result)
 {
-	char	   *end;
-	long		value;
+	char *end;
+	long value;
 
 	errno = 0;
 	value = strtol(token, &end, 10);
@@ -138,8 +138,8 @@ static bool
 pep_fault_any_worker_point(const char *point)
 {
 	return strcmp(point, "worker_error") == 0 || strcmp(point, "java_error") == 0 ||
-		strcmp(point, "hang") == 0 || strcmp(point, PEP_S3_FAULT(S3_ERROR)) == 0 ||
-		strcmp(point, "open_error") == 0 || strcmp(point, "close_error") == 0;
+		   strcmp(point, "hang") == 0 || strcmp(point, PEP_S3_FAULT(S3_ERROR)) == 0 ||
+		   strcmp(point, "open_error") == 0 || strcmp(point, "close_error") == 0;
 }
 
 /*
@@ -149,11 +149,11 @@ pep_fault_any_worker_point(const char *point)
 static bool
 pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 {
-	char	   *copy;
-	char	   *tokens[4] = {NULL};
-	char	   *save = NULL;
-	int			ntokens = 0;
-	bool		known = false;
+	char *copy;
+	char *tokens[4] = { NULL };
+	char *save = NULL;
+	int ntokens = 0;
+	bool known = false;
 
 	memset(fault, 0, sizeof(PEPFault));
 	if (value == NULL || value[0] == '\0')
@@ -175,10 +175,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 			known = true;
 	if (!known)
 	{
-		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, "
-			PEP_S3_FAULT(S3_ERROR) ", " PEP_S3_FAULT(S3_SUCCESS_LOST) ", "
-			PEP_S3_FAULT(S3_SUCCESS_DENIED) ", " PEP_S3_FAULT(S3_CONDITIONS_501) ", "
-			PEP_S3_FAULT(S3_SMALL_UPLOADS) ", " PEP_S3_FAULT(S3_DELETE_DENIED) ", pause.";
+		*problem = "The point is one of worker_error, java_error, hang, open_error, close_error, publish_error, " PEP_S3_FAULT(S3_ERROR) ", " PEP_S3_FAULT(S3_SUCCESS_LOST) ", " PEP_S3_FAULT(S3_SUCCESS_DENIED) ", " PEP_S3_FAULT(S3_CONDITIONS_501) ", " PEP_S3_FAULT(S3_SMALL_UPLOADS) ", " PEP_S3_FAULT(S3_DELETE_DENIED) ", pause.";
 		return false;
 	}
 	strlcpy(fault->point, tokens[0], sizeof(fault->point));
@@ -200,8 +197,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 	{
 		if (!pep_fault_any_worker_point(fault->point))
 		{
-			*problem = "Only worker_error, java_error, hang, open_error, close_error and "
-				PEP_S3_FAULT(S3_ERROR) " take the worker any.";
+			*problem = "Only worker_error, java_error, hang, open_error, close_error and " PEP_S3_FAULT(S3_ERROR) " take the worker any.";
 			return false;
 		}
 		fault->worker = PEP_FAULT_ANY_WORKER;
@@ -223,7 +219,7 @@ pep_fault_read(const char *value, PEPFault *fault, const char **problem)
 bool
 pep_fault_check_hook(char **newval, void **extra, GucSource source)
 {
-	PEPFault	fault;
+	PEPFault fault;
 	const char *problem = NULL;
 
 	if (pep_fault_read(*newval, &fault, &problem))
@@ -256,7 +252,7 @@ pep_fault_is(const PEPFault *fault, const char *point, int worker)
 bool
 pep_fault_strikes(const PEPFault *fault, const char *point, PEPShared *shared)
 {
-	bool		first;
+	bool first;
 
 	if (strcmp(fault->point, point) != 0)
 		return false;
@@ -286,8 +282,8 @@ pep_fault_strikes_at(const PEPFault *fault, const char *point, int64 batches, PE
 void
 pep_fault_pause(const PEPFault *fault, PEPPause pause)
 {
-	bool		sending = (pause == PEP_PAUSE_SENDING);
-	char	   *activity;
+	bool sending = (pause == PEP_PAUSE_SENDING);
+	char *activity;
 
 	if (pause == PEP_PAUSE_NONE || fault->pause != pause)
 		return;
@@ -344,7 +340,7 @@ pep_fault_starve(PEPShared *shared)
 	ConditionVariablePrepareToSleep(&shared->cv);
 	for (;;)
 	{
-		bool		others_done;
+		bool others_done;
 
 		SpinLockAcquire(&shared->mutex);
 		others_done = shared->nscanned >= shared->nlaunched - 1;

@@ -35,14 +35,14 @@
 #error "PEP_DEFAULT_LIBJVM must be set by the build"
 #endif
 
-char	   *pep_libjvm_path = NULL;
-char	   *pep_jvm_options = NULL;
-char	   *pep_fault_injection = NULL;
-int			pep_starve_worker = -1;
-bool		pep_log_exports = true;
-int			pep_max_partitions = 20000;
-int			pep_partition_writers = 512;
-int			pep_partition_memory = 256 * 1024;
+char *pep_libjvm_path = NULL;
+char *pep_jvm_options = NULL;
+char *pep_fault_injection = NULL;
+int pep_starve_worker = -1;
+bool pep_log_exports = true;
+int pep_max_partitions = 20000;
+int pep_partition_writers = 512;
+int pep_partition_memory = 256 * 1024;
 
 void
 pep_define_gucs(void)

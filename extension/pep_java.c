@@ -58,14 +58,13 @@
  * Values per worker, estimated, below which the worker's JIT is C1 only:
  * the crossover measured on the benchmark tables (about 10 million), halved.
  */
-#define PEP_C1_ONLY_VALUES	(5.0 * 1000 * 1000)
+#define PEP_C1_ONLY_VALUES (5.0 * 1000 * 1000)
 
 /*
  * Options that choose which JIT tiers run.  Entries ending in "=" match
  * whatever value follows.
  */
-static const char *const pep_jit_options[] =
-{
+static const char *const pep_jit_options[] = {
 	"-XX:TieredStopAtLevel=",
 	"-XX:+TieredCompilation",
 	"-XX:-TieredCompilation",
@@ -81,21 +80,20 @@ static const char *const pep_jit_options[] =
 static bool
 pep_user_chose_jit(const char *user_options)
 {
-	List	   *split = pep_jvm_split_options(user_options);
-	ListCell   *lc;
-	bool		chose = false;
+	List *split = pep_jvm_split_options(user_options);
+	ListCell *lc;
+	bool chose = false;
 
-	foreach(lc, split)
+	foreach (lc, split)
 	{
 		const char *tok = lfirst(lc);
 
 		for (int i = 0; i < lengthof(pep_jit_options) && !chose; i++)
 		{
 			const char *option = pep_jit_options[i];
-			size_t		len = strlen(option);
+			size_t len = strlen(option);
 
-			chose = option[len - 1] == '=' ? strncmp(tok, option, len) == 0 :
-				strcmp(tok, option) == 0;
+			chose = option[len - 1] == '=' ? strncmp(tok, option, len) == 0 : strcmp(tok, option) == 0;
 		}
 		if (chose)
 			break;
@@ -114,10 +112,10 @@ pep_user_chose_jit(const char *user_options)
 static void
 pep_append_user_options(StringInfo options, const char *user_options)
 {
-	List	   *split = pep_jvm_split_options(user_options);
-	ListCell   *lc;
+	List *split = pep_jvm_split_options(user_options);
+	ListCell *lc;
 
-	foreach(lc, split)
+	foreach (lc, split)
 	{
 		const char *tok = lfirst(lc);
 
@@ -134,10 +132,10 @@ pep_append_user_options(StringInfo options, const char *user_options)
 void
 pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 {
-	char		share[MAXPGPATH];
-	char	   *jar;
-	char	   *cache;
-	char	   *snappy;
+	char share[MAXPGPATH];
+	char *jar;
+	char *cache;
+	char *snappy;
 	StringInfoData options;
 	struct stat st;
 

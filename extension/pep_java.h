@@ -14,7 +14,7 @@
 #include "pep_jvm.h"
 
 /* What a caller without an estimate passes (the sweep): the JIT stays tiered. */
-#define PEP_JAVA_NO_ESTIMATE	(-1.0)
+#define PEP_JAVA_NO_ESTIMATE (-1.0)
 
 /*
  * Fill config for workers that each encode about values_per_worker values
@@ -22,4 +22,4 @@
  */
 extern void pep_java_prepare(PEPJvmConfig *config, double values_per_worker);
 
-#endif							/* PEP_JAVA_H */
+#endif /* PEP_JAVA_H */

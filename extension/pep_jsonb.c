@@ -71,7 +71,7 @@ pep_jsonb_put_string(StringInfo out, const char *str, int len)
 	for (const char *p = str; p < end; p++)
 	{
 		unsigned char c = (unsigned char) *p;
-		char		esc;
+		char esc;
 
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
@@ -101,12 +101,12 @@ pep_jsonb_put_string(StringInfo out, const char *str, int len)
 				esc = (char) c;
 				break;
 			default:
-				{
-					char		u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
+			{
+				char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
 
-					pep_jsonb_append(out, u, sizeof(u));
-					continue;
-				}
+				pep_jsonb_append(out, u, sizeof(u));
+				continue;
+			}
 		}
 		appendStringInfoCharMacro(out, '\\');
 		appendStringInfoCharMacro(out, esc);
@@ -163,22 +163,22 @@ pep_jsonb_put_child(StringInfo out, JEntry entry, const char *base, uint32 offse
 static void
 pep_jsonb_put_container(StringInfo out, const JsonbContainer *jc)
 {
-	uint32		count = jc->header & JB_CMASK;
+	uint32 count = jc->header & JB_CMASK;
 
 	check_stack_depth();
 	if (jc->header & JB_FOBJECT)
 	{
 		const char *base = (const char *) &jc->children[count * 2];
-		uint32		key_end = 0;
-		uint32		value_end = 0;
+		uint32 key_end = 0;
+		uint32 value_end = 0;
 
 		for (uint32 i = 0; i < count; i++)
 			JBE_ADVANCE_OFFSET(value_end, jc->children[i]);
 		appendStringInfoCharMacro(out, '{');
 		for (uint32 i = 0; i < count; i++)
 		{
-			uint32		key_start = key_end;
-			uint32		value_start = value_end;
+			uint32 key_start = key_end;
+			uint32 value_start = value_end;
 
 			JBE_ADVANCE_OFFSET(key_end, jc->children[i]);
 			JBE_ADVANCE_OFFSET(value_end, jc->children[count + i]);
@@ -194,14 +194,14 @@ pep_jsonb_put_container(StringInfo out, const JsonbContainer *jc)
 	else
 	{
 		const char *base = (const char *) &jc->children[count];
-		bool		brackets = (jc->header & JB_FSCALAR) == 0;
-		uint32		end = 0;
+		bool brackets = (jc->header & JB_FSCALAR) == 0;
+		uint32 end = 0;
 
 		if (brackets)
 			appendStringInfoCharMacro(out, '[');
 		for (uint32 i = 0; i < count; i++)
 		{
-			uint32		start = end;
+			uint32 start = end;
 
 			JBE_ADVANCE_OFFSET(end, jc->children[i]);
 			if (i > 0)
@@ -234,10 +234,11 @@ pep_jsonb_text(Datum value, Size *len)
 
 	if (VARATT_IS_SHORT(v))
 	{
-		Size		size = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
+		Size size = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
 		JsonbContainer *copy;
 
-		__asm__("" : "+r"(size));
+		__asm__(""
+				: "+r"(size));
 		copy = palloc(size);
 
 		memcpy(copy, VARDATA_SHORT(v), size);

@@ -19,4 +19,4 @@
  */
 extern const char *pep_jsonb_text(Datum value, Size *len);
 
-#endif							/* PEP_JSONB_H */
+#endif /* PEP_JSONB_H */

@@ -71,8 +71,8 @@
 #include "pep_jvm.h"
 #include "pep_jvmopts.h"
 
-#define PEP_KB	UINT64CONST(1024)
-#define PEP_MB	(PEP_KB * 1024)
+#define PEP_KB UINT64CONST(1024)
+#define PEP_MB (PEP_KB * 1024)
 
 /* What a size option sets, for the minimums and the relations. */
 typedef enum PEPSizeKind
@@ -82,7 +82,7 @@ typedef enum PEPSizeKind
 	PEP_SIZE_MIN_HEAP,
 	PEP_SIZE_NEW_GEN,
 	PEP_SIZE_STACK,
-	PEP_SIZE_STACK_KB,			/* -XX:ThreadStackSize counts in kB */
+	PEP_SIZE_STACK_KB, /* -XX:ThreadStackSize counts in kB */
 	PEP_SIZE_OTHER
 } PEPSizeKind;
 
@@ -90,25 +90,24 @@ static const struct
 {
 	const char *prefix;
 	PEPSizeKind kind;
-}			pep_sizes[] =
-{
-	{"-Xmx", PEP_SIZE_MAX_HEAP},
-	{"-XX:MaxHeapSize=", PEP_SIZE_MAX_HEAP},
-	{"-Xms", PEP_SIZE_INITIAL_HEAP},
-	{"-XX:InitialHeapSize=", PEP_SIZE_INITIAL_HEAP},
-	{"-XX:MinHeapSize=", PEP_SIZE_MIN_HEAP},
-	{"-Xmn", PEP_SIZE_NEW_GEN},
-	{"-XX:NewSize=", PEP_SIZE_OTHER},
-	{"-XX:MaxNewSize=", PEP_SIZE_OTHER},
-	{"-Xss", PEP_SIZE_STACK},
-	{"-XX:ThreadStackSize=", PEP_SIZE_STACK_KB},
-	{"-XX:MetaspaceSize=", PEP_SIZE_OTHER},
-	{"-XX:MaxMetaspaceSize=", PEP_SIZE_OTHER},
-	{"-XX:MaxDirectMemorySize=", PEP_SIZE_OTHER},
-	{"-XX:ReservedCodeCacheSize=", PEP_SIZE_OTHER},
-	{"-XX:CompressedClassSpaceSize=", PEP_SIZE_OTHER},
-	{"-XX:G1HeapRegionSize=", PEP_SIZE_OTHER},
-	{"-XX:MaxRAM=", PEP_SIZE_OTHER},
+} pep_sizes[] = {
+	{ "-Xmx", PEP_SIZE_MAX_HEAP },
+	{ "-XX:MaxHeapSize=", PEP_SIZE_MAX_HEAP },
+	{ "-Xms", PEP_SIZE_INITIAL_HEAP },
+	{ "-XX:InitialHeapSize=", PEP_SIZE_INITIAL_HEAP },
+	{ "-XX:MinHeapSize=", PEP_SIZE_MIN_HEAP },
+	{ "-Xmn", PEP_SIZE_NEW_GEN },
+	{ "-XX:NewSize=", PEP_SIZE_OTHER },
+	{ "-XX:MaxNewSize=", PEP_SIZE_OTHER },
+	{ "-Xss", PEP_SIZE_STACK },
+	{ "-XX:ThreadStackSize=", PEP_SIZE_STACK_KB },
+	{ "-XX:MetaspaceSize=", PEP_SIZE_OTHER },
+	{ "-XX:MaxMetaspaceSize=", PEP_SIZE_OTHER },
+	{ "-XX:MaxDirectMemorySize=", PEP_SIZE_OTHER },
+	{ "-XX:ReservedCodeCacheSize=", PEP_SIZE_OTHER },
+	{ "-XX:CompressedClassSpaceSize=", PEP_SIZE_OTHER },
+	{ "-XX:G1HeapRegionSize=", PEP_SIZE_OTHER },
+	{ "-XX:MaxRAM=", PEP_SIZE_OTHER },
 };
 
 /*
@@ -121,29 +120,28 @@ static const struct
 {
 	const char *prefix;
 	const char *reason;
-}			pep_refused[] =
-{
-	{"-XX:-ReduceSignalUsage", "would undo -Xrs, which keeps the JVM off PostgreSQL's signals"},
-	{"-Djava.class.path=", "would replace the extension's jar, which the extension sets"},
-	{"-XX:+ExitOnOutOfMemoryError", "would end the worker where an exhausted heap must fail the export with an error"},
-	{"-XX:+CrashOnOutOfMemoryError", "would crash the worker where an exhausted heap must fail the export with an error"},
-	{"-XX:OnOutOfMemoryError=", "would run a shell command from inside a server process"},
-	{"-XX:OnError=", "would run a shell command from inside a server process"},
-	{"-XX:+ShowMessageBoxOnError", "would make a failing worker wait for a keypress forever"},
-	{"-XX:Flags=", "would read more options from a file this check cannot see"},
-	{"-XX:VMOptionsFile=", "would read more options from a file this check cannot see"},
-	{"@", "would read more options from a file this check cannot see"},
-	{"-XX:+UnlockDiagnosticVMOptions", "would unlock HotSpot's diagnostic options, some of which crash or stop a worker; the extension unlocks them only around the ones it sets"},
-	{"-XX:+UnlockExperimentalVMOptions", "would unlock HotSpot's experimental options"},
-	{"-agentlib:", "would load native agent code into a server process"},
-	{"-agentpath:", "would load native agent code into a server process"},
-	{"-javaagent:", "would load an instrumentation agent into every worker"},
-	{"-Xrun", "would load native agent code into a server process"},
-	{"-Xbootclasspath", "would load classes the extension did not install"},
-	{"--patch-module", "would load classes the extension did not install"},
-	{"-Xdebug", "would wait for a debugger"},
-	{"-Xloggc:", "would write a file; log the collector with -Xlog:gc to stdout, which reaches the server log"},
-	{"-XX:+UsePerfData", "would write a file per worker (hsperfdata)"},
+} pep_refused[] = {
+	{ "-XX:-ReduceSignalUsage", "would undo -Xrs, which keeps the JVM off PostgreSQL's signals" },
+	{ "-Djava.class.path=", "would replace the extension's jar, which the extension sets" },
+	{ "-XX:+ExitOnOutOfMemoryError", "would end the worker where an exhausted heap must fail the export with an error" },
+	{ "-XX:+CrashOnOutOfMemoryError", "would crash the worker where an exhausted heap must fail the export with an error" },
+	{ "-XX:OnOutOfMemoryError=", "would run a shell command from inside a server process" },
+	{ "-XX:OnError=", "would run a shell command from inside a server process" },
+	{ "-XX:+ShowMessageBoxOnError", "would make a failing worker wait for a keypress forever" },
+	{ "-XX:Flags=", "would read more options from a file this check cannot see" },
+	{ "-XX:VMOptionsFile=", "would read more options from a file this check cannot see" },
+	{ "@", "would read more options from a file this check cannot see" },
+	{ "-XX:+UnlockDiagnosticVMOptions", "would unlock HotSpot's diagnostic options, some of which crash or stop a worker; the extension unlocks them only around the ones it sets" },
+	{ "-XX:+UnlockExperimentalVMOptions", "would unlock HotSpot's experimental options" },
+	{ "-agentlib:", "would load native agent code into a server process" },
+	{ "-agentpath:", "would load native agent code into a server process" },
+	{ "-javaagent:", "would load an instrumentation agent into every worker" },
+	{ "-Xrun", "would load native agent code into a server process" },
+	{ "-Xbootclasspath", "would load classes the extension did not install" },
+	{ "--patch-module", "would load classes the extension did not install" },
+	{ "-Xdebug", "would wait for a debugger" },
+	{ "-Xloggc:", "would write a file; log the collector with -Xlog:gc to stdout, which reaches the server log" },
+	{ "-XX:+UsePerfData", "would write a file per worker (hsperfdata)" },
 };
 
 /*
@@ -164,8 +162,7 @@ typedef enum PEPFlagForm
 } PEPFlagForm;
 
 /* The modes of -XX:CompilationMode= (HotSpot's compilerDefinitions.cpp). */
-static const char *const pep_compilation_modes[] =
-{
+static const char *const pep_compilation_modes[] = {
 	"default", "quick-only", "high-only", "high-only-quick-internal", NULL
 };
 
@@ -173,86 +170,85 @@ static const struct
 {
 	const char *name;
 	PEPFlagForm form;
-	bool		diagnostic;
+	bool diagnostic;
 	const char *const *modes;
-}			pep_flags[] =
-{
+} pep_flags[] = {
 	/* the collector and its sizing and tuning (sizes: pep_sizes) */
-	{"UseAdaptiveSizePolicy", PEP_FLAG_BOOL},
-	{"UseStringDeduplication", PEP_FLAG_BOOL},
-	{"DisableExplicitGC", PEP_FLAG_BOOL},
-	{"ExplicitGCInvokesConcurrent", PEP_FLAG_BOOL},
-	{"AlwaysPreTouch", PEP_FLAG_BOOL},
-	{"UseTransparentHugePages", PEP_FLAG_BOOL},
-	{"UseLargePages", PEP_FLAG_BOOL},
-	{"UseNUMA", PEP_FLAG_BOOL},
-	{"UseCompressedOops", PEP_FLAG_BOOL},
-	{"UseCompressedClassPointers", PEP_FLAG_BOOL},
-	{"UseTLAB", PEP_FLAG_BOOL},
-	{"ResizeTLAB", PEP_FLAG_BOOL},
-	{"ClassUnloading", PEP_FLAG_BOOL},
-	{"ParallelRefProcEnabled", PEP_FLAG_BOOL},
-	{"UseDynamicNumberOfGCThreads", PEP_FLAG_BOOL},
-	{"ZGenerational", PEP_FLAG_BOOL},
-	{"ZUncommit", PEP_FLAG_BOOL},
-	{"ParallelGCThreads", PEP_FLAG_NUMBER},
-	{"ConcGCThreads", PEP_FLAG_NUMBER},
-	{"MaxGCPauseMillis", PEP_FLAG_NUMBER},
-	{"GCTimeRatio", PEP_FLAG_NUMBER},
-	{"NewRatio", PEP_FLAG_NUMBER},
-	{"SurvivorRatio", PEP_FLAG_NUMBER},
-	{"MaxTenuringThreshold", PEP_FLAG_NUMBER},
-	{"InitialTenuringThreshold", PEP_FLAG_NUMBER},
-	{"MinHeapFreeRatio", PEP_FLAG_NUMBER},
-	{"MaxHeapFreeRatio", PEP_FLAG_NUMBER},
-	{"MaxRAMPercentage", PEP_FLAG_NUMBER},
-	{"InitialRAMPercentage", PEP_FLAG_NUMBER},
-	{"MinRAMPercentage", PEP_FLAG_NUMBER},
-	{"G1ReservePercent", PEP_FLAG_NUMBER},
-	{"InitiatingHeapOccupancyPercent", PEP_FLAG_NUMBER},
-	{"SoftRefLRUPolicyMSPerMB", PEP_FLAG_NUMBER},
-	{"ActiveProcessorCount", PEP_FLAG_NUMBER},
+	{ "UseAdaptiveSizePolicy", PEP_FLAG_BOOL },
+	{ "UseStringDeduplication", PEP_FLAG_BOOL },
+	{ "DisableExplicitGC", PEP_FLAG_BOOL },
+	{ "ExplicitGCInvokesConcurrent", PEP_FLAG_BOOL },
+	{ "AlwaysPreTouch", PEP_FLAG_BOOL },
+	{ "UseTransparentHugePages", PEP_FLAG_BOOL },
+	{ "UseLargePages", PEP_FLAG_BOOL },
+	{ "UseNUMA", PEP_FLAG_BOOL },
+	{ "UseCompressedOops", PEP_FLAG_BOOL },
+	{ "UseCompressedClassPointers", PEP_FLAG_BOOL },
+	{ "UseTLAB", PEP_FLAG_BOOL },
+	{ "ResizeTLAB", PEP_FLAG_BOOL },
+	{ "ClassUnloading", PEP_FLAG_BOOL },
+	{ "ParallelRefProcEnabled", PEP_FLAG_BOOL },
+	{ "UseDynamicNumberOfGCThreads", PEP_FLAG_BOOL },
+	{ "ZGenerational", PEP_FLAG_BOOL },
+	{ "ZUncommit", PEP_FLAG_BOOL },
+	{ "ParallelGCThreads", PEP_FLAG_NUMBER },
+	{ "ConcGCThreads", PEP_FLAG_NUMBER },
+	{ "MaxGCPauseMillis", PEP_FLAG_NUMBER },
+	{ "GCTimeRatio", PEP_FLAG_NUMBER },
+	{ "NewRatio", PEP_FLAG_NUMBER },
+	{ "SurvivorRatio", PEP_FLAG_NUMBER },
+	{ "MaxTenuringThreshold", PEP_FLAG_NUMBER },
+	{ "InitialTenuringThreshold", PEP_FLAG_NUMBER },
+	{ "MinHeapFreeRatio", PEP_FLAG_NUMBER },
+	{ "MaxHeapFreeRatio", PEP_FLAG_NUMBER },
+	{ "MaxRAMPercentage", PEP_FLAG_NUMBER },
+	{ "InitialRAMPercentage", PEP_FLAG_NUMBER },
+	{ "MinRAMPercentage", PEP_FLAG_NUMBER },
+	{ "G1ReservePercent", PEP_FLAG_NUMBER },
+	{ "InitiatingHeapOccupancyPercent", PEP_FLAG_NUMBER },
+	{ "SoftRefLRUPolicyMSPerMB", PEP_FLAG_NUMBER },
+	{ "ActiveProcessorCount", PEP_FLAG_NUMBER },
 	/* the JIT */
-	{"TieredCompilation", PEP_FLAG_BOOL},
-	{"UseCompiler", PEP_FLAG_BOOL},
-	{"BackgroundCompilation", PEP_FLAG_BOOL},
-	{"UseOnStackReplacement", PEP_FLAG_BOOL},
-	{"UseBimorphicInlining", PEP_FLAG_BOOL},
-	{"Inline", PEP_FLAG_BOOL},
-	{"DoEscapeAnalysis", PEP_FLAG_BOOL},
-	{"EliminateAllocations", PEP_FLAG_BOOL},
-	{"UseSuperWord", PEP_FLAG_BOOL},
-	{"OptimizeStringConcat", PEP_FLAG_BOOL},
-	{"SegmentedCodeCache", PEP_FLAG_BOOL},
-	{"UseCodeCacheFlushing", PEP_FLAG_BOOL},
-	{"PreserveFramePointer", PEP_FLAG_BOOL},
-	{"PrintCompilation", PEP_FLAG_BOOL},
-	{"DebugNonSafepoints", PEP_FLAG_BOOL, true},
-	{"TieredStopAtLevel", PEP_FLAG_NUMBER},
-	{"CICompilerCount", PEP_FLAG_NUMBER},
-	{"CompileThreshold", PEP_FLAG_NUMBER},
-	{"OnStackReplacePercentage", PEP_FLAG_NUMBER},
-	{"Tier3InvocationThreshold", PEP_FLAG_NUMBER},
-	{"Tier3MinInvocationThreshold", PEP_FLAG_NUMBER},
-	{"Tier3CompileThreshold", PEP_FLAG_NUMBER},
-	{"Tier3BackEdgeThreshold", PEP_FLAG_NUMBER},
-	{"Tier4InvocationThreshold", PEP_FLAG_NUMBER},
-	{"Tier4MinInvocationThreshold", PEP_FLAG_NUMBER},
-	{"Tier4CompileThreshold", PEP_FLAG_NUMBER},
-	{"Tier4BackEdgeThreshold", PEP_FLAG_NUMBER},
-	{"MaxInlineSize", PEP_FLAG_NUMBER},
-	{"FreqInlineSize", PEP_FLAG_NUMBER},
-	{"InlineSmallCode", PEP_FLAG_NUMBER},
-	{"MaxInlineLevel", PEP_FLAG_NUMBER},
-	{"MaxRecursiveInlineLevel", PEP_FLAG_NUMBER},
-	{"LoopUnrollLimit", PEP_FLAG_NUMBER},
-	{"CompilationMode", PEP_FLAG_MODE, false, pep_compilation_modes},
+	{ "TieredCompilation", PEP_FLAG_BOOL },
+	{ "UseCompiler", PEP_FLAG_BOOL },
+	{ "BackgroundCompilation", PEP_FLAG_BOOL },
+	{ "UseOnStackReplacement", PEP_FLAG_BOOL },
+	{ "UseBimorphicInlining", PEP_FLAG_BOOL },
+	{ "Inline", PEP_FLAG_BOOL },
+	{ "DoEscapeAnalysis", PEP_FLAG_BOOL },
+	{ "EliminateAllocations", PEP_FLAG_BOOL },
+	{ "UseSuperWord", PEP_FLAG_BOOL },
+	{ "OptimizeStringConcat", PEP_FLAG_BOOL },
+	{ "SegmentedCodeCache", PEP_FLAG_BOOL },
+	{ "UseCodeCacheFlushing", PEP_FLAG_BOOL },
+	{ "PreserveFramePointer", PEP_FLAG_BOOL },
+	{ "PrintCompilation", PEP_FLAG_BOOL },
+	{ "DebugNonSafepoints", PEP_FLAG_BOOL, true },
+	{ "TieredStopAtLevel", PEP_FLAG_NUMBER },
+	{ "CICompilerCount", PEP_FLAG_NUMBER },
+	{ "CompileThreshold", PEP_FLAG_NUMBER },
+	{ "OnStackReplacePercentage", PEP_FLAG_NUMBER },
+	{ "Tier3InvocationThreshold", PEP_FLAG_NUMBER },
+	{ "Tier3MinInvocationThreshold", PEP_FLAG_NUMBER },
+	{ "Tier3CompileThreshold", PEP_FLAG_NUMBER },
+	{ "Tier3BackEdgeThreshold", PEP_FLAG_NUMBER },
+	{ "Tier4InvocationThreshold", PEP_FLAG_NUMBER },
+	{ "Tier4MinInvocationThreshold", PEP_FLAG_NUMBER },
+	{ "Tier4CompileThreshold", PEP_FLAG_NUMBER },
+	{ "Tier4BackEdgeThreshold", PEP_FLAG_NUMBER },
+	{ "MaxInlineSize", PEP_FLAG_NUMBER },
+	{ "FreqInlineSize", PEP_FLAG_NUMBER },
+	{ "InlineSmallCode", PEP_FLAG_NUMBER },
+	{ "MaxInlineLevel", PEP_FLAG_NUMBER },
+	{ "MaxRecursiveInlineLevel", PEP_FLAG_NUMBER },
+	{ "LoopUnrollLimit", PEP_FLAG_NUMBER },
+	{ "CompilationMode", PEP_FLAG_MODE, false, pep_compilation_modes },
 	/* the class cache (pep_java.c maps it at its own address) */
-	{"ArchiveRelocationMode", PEP_FLAG_NUMBER, true},
+	{ "ArchiveRelocationMode", PEP_FLAG_NUMBER, true },
 	/* what the extension's defaults and the diagnosis in docs/settings.md needs */
-	{"UsePerfData", PEP_FLAG_BOOL},	/* "+" refused above */
-	{"DisableAttachMechanism", PEP_FLAG_BOOL},
-	{"StartAttachListener", PEP_FLAG_BOOL},
+	{ "UsePerfData", PEP_FLAG_BOOL }, /* "+" refused above */
+	{ "DisableAttachMechanism", PEP_FLAG_BOOL },
+	{ "StartAttachListener", PEP_FLAG_BOOL },
 };
 
 /*
@@ -261,8 +257,7 @@ static const struct
  * start), JNI checks (they print to stdout), and -Xrs, which is always
  * added anyway.
  */
-static const char *const pep_exact[] =
-{
+static const char *const pep_exact[] = {
 	"-Xrs",
 	"-Xcheck:jni",
 	"-Xint",
@@ -282,8 +277,7 @@ static const char *const pep_exact[] =
  * otherwise is a foreign server's option (docs/object-storage.md, "Object
  * storage: target, endpoint and keys").
  */
-static const char *const pep_properties[] =
-{
+static const char *const pep_properties[] = {
 	"java.net.preferIPv4Stack",
 	"java.net.preferIPv6Addresses",
 };
@@ -331,7 +325,7 @@ pep_check_flag(const char *option)
 {
 	const char *rest = option + strlen("-XX:");
 	const char *eq;
-	int			i;
+	int i;
 
 	if (rest[0] == '+' || rest[0] == '-')
 	{
@@ -374,9 +368,9 @@ pep_check_flag(const char *option)
 static bool
 pep_check_xlog(const char *option)
 {
-	const char *fields[3] = {"", "", ""};
-	size_t		lens[3] = {0, 0, 0};
-	int			n = 0;
+	const char *fields[3] = { "", "", "" };
+	size_t lens[3] = { 0, 0, 0 };
+	int n = 0;
 	const char *names = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+*=,";
 
 	if (option[5] == '\0')
@@ -434,8 +428,8 @@ pep_check_property(const char *option)
 static bool
 pep_parse_size(const char *text, uint64 *bytes)
 {
-	uint64		value = 0;
-	uint64		unit = 1;
+	uint64 value = 0;
+	uint64 unit = 1;
 	const char *p = text;
 
 	if (*p < '0' || *p > '9')
@@ -512,9 +506,9 @@ pep_check_size(const char *option, const char *prefix, PEPSizeKind kind,
 			   uint64 *max_heap, uint64 *initial_heap, uint64 *min_heap)
 {
 	const char *text = option + strlen(prefix);
-	uint64		bytes;
-	uint64		minimum;
-	bool		zero_ok;
+	uint64 bytes;
+	uint64 minimum;
+	bool zero_ok;
 
 	if (!pep_parse_size(text, &bytes))
 	{
@@ -554,8 +548,7 @@ pep_check_size(const char *option, const char *prefix, PEPSizeKind kind,
  * The collectors HotSpot can be told to use.  It aborts its start when two
  * are selected, easily done by appending one to the default options.
  */
-static const char *const pep_collectors[] =
-{
+static const char *const pep_collectors[] = {
 	"-XX:+UseSerialGC",
 	"-XX:+UseParallelGC",
 	"-XX:+UseG1GC",
@@ -621,8 +614,8 @@ bool
 pep_jvm_option_is_diagnostic(const char *option)
 {
 	const char *rest;
-	size_t		len;
-	int			i;
+	size_t len;
+	int i;
 
 	if (strncmp(option, "-XX:", 4) != 0)
 		return false;
@@ -637,20 +630,20 @@ pep_jvm_option_is_diagnostic(const char *option)
 bool
 pep_check_jvm_options(char **newval, void **extra, GucSource source)
 {
-	List	   *split;
-	ListCell   *lc;
-	int			count = 0;
-	uint64		max_heap = 0;
-	uint64		initial_heap = 0;
-	uint64		min_heap = 0;
+	List *split;
+	ListCell *lc;
+	int count = 0;
+	uint64 max_heap = 0;
+	uint64 initial_heap = 0;
+	uint64 min_heap = 0;
 	const char *collector = NULL;
-	bool		ok = true;
+	bool ok = true;
 
 	if (*newval == NULL)
 		return true;
 
 	split = pep_jvm_split_options(*newval);
-	foreach(lc, split)
+	foreach (lc, split)
 	{
 		if (++count > PEP_JVM_MAX_USER_OPTIONS)
 		{

@@ -22,4 +22,4 @@ extern bool pep_check_jvm_options(char **newval, void **extra, GucSource source)
  */
 extern bool pep_jvm_option_is_diagnostic(const char *option);
 
-#endif							/* PEP_JVMOPTS_H */
+#endif /* PEP_JVMOPTS_H */

@@ -64,13 +64,13 @@ pep_refuse_shape(const char *column, int ndim, int depth)
  */
 typedef struct PEPArrayWalk
 {
-	array_iter	iter;
-	const PEPNode *elem;		/* the element node */
-	bits8	   *nullbitmap;		/* 1 = not NULL; NULL when no element is */
-	int			pos;			/* the next element's index */
+	array_iter iter;
+	const PEPNode *elem; /* the element node */
+	bits8 *nullbitmap;	 /* 1 = not NULL; NULL when no element is */
+	int pos;			 /* the next element's index */
 	/* with raw, the stored bytes of the non-NULL elements are their nested form */
-	bool		raw;
-	const char *data;			/* with raw: the next non-NULL element's bytes */
+	bool raw;
+	const char *data; /* with raw: the next non-NULL element's bytes */
 } PEPArrayWalk;
 
 /*
@@ -82,14 +82,14 @@ typedef struct PEPArrayWalk
 static bool
 pep_nested_raw(const PEPNode *elem)
 {
-	PEPPlace	place;
+	PEPPlace place;
 
 	if (pep_kind_is_var(elem->kind) || !elem->typbyval ||
 		elem->typlen != pep_kind_width(elem->kind))
 		return false;
 	place = pep_value_place(elem);
 	return place == PEP_PLACE_BOOL || place == PEP_PLACE_DATUM2 ||
-		place == PEP_PLACE_DATUM4 || place == PEP_PLACE_DATUM8;
+		   place == PEP_PLACE_DATUM4 || place == PEP_PLACE_DATUM8;
 }
 
 /* The LIST payload of the next count elements: the innermost dimension. */
@@ -97,8 +97,8 @@ static void
 pep_nested_elements(StringInfo out, PEPArrayWalk *walk, int32 count, const char *column)
 {
 	const PEPNode *elem = walk->elem;
-	char	   *nulls;
-	int			present = count;
+	char *nulls;
+	int present = count;
 
 	enlargeStringInfo(out, sizeof(count) + count);
 	memcpy(out->data + out->len, &count, sizeof(count));
@@ -110,7 +110,7 @@ pep_nested_elements(StringInfo out, PEPArrayWalk *walk, int32 count, const char 
 	{
 		for (int i = 0; i < count; i++)
 		{
-			int			k = walk->pos + i;
+			int k = walk->pos + i;
 
 			nulls[i] = (walk->nullbitmap[k / 8] & (1 << (k % 8))) ? 0 : 1;
 			present -= nulls[i];
@@ -120,7 +120,7 @@ pep_nested_elements(StringInfo out, PEPArrayWalk *walk, int32 count, const char 
 
 	if (walk->raw)
 	{
-		int			bytes = present * elem->typlen;
+		int bytes = present * elem->typlen;
 
 		enlargeStringInfo(out, bytes);
 		memcpy(out->data + out->len, walk->data, bytes);
@@ -131,9 +131,9 @@ pep_nested_elements(StringInfo out, PEPArrayWalk *walk, int32 count, const char 
 	}
 	for (int i = 0; i < count; i++, walk->pos++)
 	{
-		bool		isnull;
-		Datum		value = array_iter_next(&walk->iter, &isnull, walk->pos,
-										   elem->typlen, elem->typbyval, elem->typalign);
+		bool isnull;
+		Datum value = array_iter_next(&walk->iter, &isnull, walk->pos,
+									  elem->typlen, elem->typbyval, elem->typalign);
 
 		if (!isnull)
 			pep_nested_value(out, elem, value, column);
@@ -148,7 +148,7 @@ static void
 pep_nested_dims(StringInfo out, const PEPNode *node, const int *dims, int dim,
 				PEPArrayWalk *walk, const char *column)
 {
-	int32		count = dims[dim];
+	int32 count = dims[dim];
 
 	if (node->ndims == 1)
 	{
@@ -160,8 +160,8 @@ pep_nested_dims(StringInfo out, const PEPNode *node, const int *dims, int dim,
 		appendStringInfoCharMacro(out, 0);
 	for (int i = 0; i < count; i++)
 	{
-		int			at = out->len;
-		int32		len32 = 0;
+		int at = out->len;
+		int32 len32 = 0;
 
 		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
 		pep_nested_dims(out, node->children[0], dims, dim + 1, walk, column);
@@ -173,14 +173,14 @@ pep_nested_dims(StringInfo out, const PEPNode *node, const int *dims, int dim,
 static void
 pep_nested_list(StringInfo out, const PEPNode *node, Datum value, const char *column)
 {
-	ArrayType  *arr = DatumGetArrayTypeP(value);
+	ArrayType *arr = DatumGetArrayTypeP(value);
 	const PEPNode *elem = node;
-	int			ndim = ARR_NDIM(arr);
+	int ndim = ARR_NDIM(arr);
 	PEPArrayWalk walk;
 
 	if (ndim == 0)
 	{
-		int32		count = 0;
+		int32 count = 0;
 
 		/* an empty array has no dimensions: an empty list at any depth */
 		appendBinaryStringInfo(out, (char *) &count, sizeof(count));
@@ -214,10 +214,10 @@ static void
 pep_nested_struct(StringInfo out, const PEPNode *node, Datum value, const char *column)
 {
 	HeapTupleHeader td = DatumGetHeapTupleHeader(value);
-	TupleDesc	desc = node->tupdesc;
+	TupleDesc desc = node->tupdesc;
 	HeapTupleData tuple;
-	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
-	bool	   *isnull = palloc(sizeof(bool) * desc->natts);
+	Datum *values = palloc(sizeof(Datum) * desc->natts);
+	bool *isnull = palloc(sizeof(bool) * desc->natts);
 
 	tuple.t_len = HeapTupleHeaderGetDatumLength(td);
 	ItemPointerSetInvalid(&tuple.t_self);
@@ -228,7 +228,7 @@ pep_nested_struct(StringInfo out, const PEPNode *node, Datum value, const char *
 
 	for (int i = 0; i < node->nchildren; i++)
 	{
-		int			a = node->attnums[i];
+		int a = node->attnums[i];
 
 		appendStringInfoCharMacro(out, isnull[a] ? 1 : 0);
 		if (!isnull[a])
@@ -242,11 +242,11 @@ pep_nested_struct(StringInfo out, const PEPNode *node, Datum value, const char *
 static void
 pep_nested_value(StringInfo out, const PEPNode *node, Datum value, const char *column)
 {
-	int32		len32;
+	int32 len32;
 
 	if (!pep_kind_is_var(node->kind))
 	{
-		int			width = pep_kind_width(node->kind);
+		int width = pep_kind_width(node->kind);
 
 		enlargeStringInfo(out, width);
 		pep_put_fixed(node, column, value, out->data + out->len);
@@ -255,7 +255,7 @@ pep_nested_value(StringInfo out, const PEPNode *node, Datum value, const char *c
 	}
 	if (node->form == PEP_FORM_NESTED)
 	{
-		int			at = out->len;
+		int at = out->len;
 
 		len32 = 0;
 		appendBinaryStringInfo(out, (char *) &len32, sizeof(len32));
@@ -265,7 +265,7 @@ pep_nested_value(StringInfo out, const PEPNode *node, Datum value, const char *c
 	}
 	else
 	{
-		Size		len;
+		Size len;
 		const char *bytes = pep_leaf_bytes(node, column, value, &len);
 
 		len32 = (int32) len;

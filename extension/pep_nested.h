@@ -18,4 +18,4 @@
 extern void pep_nested_serialize(StringInfo out, const PEPNode *node, Datum value,
 								 const char *column);
 
-#endif							/* PEP_NESTED_H */
+#endif /* PEP_NESTED_H */

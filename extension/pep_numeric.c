@@ -62,8 +62,8 @@ static inline bool
 pep_numeric_unscaled_short(const uint16 *digits, int ndigits, int weight, int precision,
 						   int scale, int64 *unscaled)
 {
-	int64		whole = 0;
-	int			exponent;
+	int64 whole = 0;
+	int exponent;
 
 	if (ndigits > 4)
 		return false;
@@ -77,7 +77,7 @@ pep_numeric_unscaled_short(const uint16 *digits, int ndigits, int weight, int pr
 	exponent = PEP_DEC_DIGITS * (weight - ndigits + 1) + scale;
 	if (exponent < 0)
 	{
-		uint64		quotient;
+		uint64 quotient;
 
 		/*
 		 * A value with no more fraction digits than the scale drops 1 to 3
@@ -117,7 +117,7 @@ int64
 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 {
 	PEPNumericParts parts;
-	int64		unscaled = 0;
+	int64 unscaled = 0;
 
 	Assert(precision >= 1 && precision <= 18 && scale >= 0 && scale <= precision);
 	if (!pep_numeric_parts(value, &parts))
@@ -133,8 +133,8 @@ pep_numeric_unscaled(Datum value, int precision, int scale, const char *column)
 	/* digit i is worth 10000^(weight - i), so 10^(4 * (weight - i) + scale) unscaled */
 	for (int i = 0; i < parts.ndigits; i++)
 	{
-		int			exponent = PEP_DEC_DIGITS * (parts.weight - i) + scale;
-		int64		d = parts.digits[i];
+		int exponent = PEP_DEC_DIGITS * (parts.weight - i) + scale;
+		int64 d = parts.digits[i];
 
 		if (d == 0)
 			continue;

@@ -27,31 +27,31 @@
 #endif
 
 /* numeric's storage format, as numeric.c defines it */
-#define PEP_NBASE					10000
-#define PEP_DEC_DIGITS				4
-#define PEP_NUMERIC_SIGN_MASK		0xC000
-#define PEP_NUMERIC_NEG				0x4000
-#define PEP_NUMERIC_SHORT			0x8000
-#define PEP_NUMERIC_SPECIAL			0xC000
-#define PEP_NUMERIC_EXT_SIGN_MASK	0xF000
-#define PEP_NUMERIC_PINF			0xD000
-#define PEP_NUMERIC_NINF			0xF000
-#define PEP_NUMERIC_DSCALE_MASK		0x3FFF
-#define PEP_NUMERIC_SHORT_SIGN_MASK	0x2000
-#define PEP_NUMERIC_SHORT_DSCALE_MASK 0x1F80
-#define PEP_NUMERIC_SHORT_DSCALE_SHIFT 7
+#define PEP_NBASE						   10000
+#define PEP_DEC_DIGITS					   4
+#define PEP_NUMERIC_SIGN_MASK			   0xC000
+#define PEP_NUMERIC_NEG					   0x4000
+#define PEP_NUMERIC_SHORT				   0x8000
+#define PEP_NUMERIC_SPECIAL				   0xC000
+#define PEP_NUMERIC_EXT_SIGN_MASK		   0xF000
+#define PEP_NUMERIC_PINF				   0xD000
+#define PEP_NUMERIC_NINF				   0xF000
+#define PEP_NUMERIC_DSCALE_MASK			   0x3FFF
+#define PEP_NUMERIC_SHORT_SIGN_MASK		   0x2000
+#define PEP_NUMERIC_SHORT_DSCALE_MASK	   0x1F80
+#define PEP_NUMERIC_SHORT_DSCALE_SHIFT	   7
 #define PEP_NUMERIC_SHORT_WEIGHT_SIGN_MASK 0x0040
-#define PEP_NUMERIC_SHORT_WEIGHT_MASK 0x003F
+#define PEP_NUMERIC_SHORT_WEIGHT_MASK	   0x003F
 
 /* A numeric's parts, pointing into the datum. */
 typedef struct PEPNumericParts
 {
-	uint16		special;		/* 0, or the NaN / infinity header bits */
-	bool		negative;
-	int			weight;			/* of digits[0], in base 10000 places */
-	int			dscale;			/* decimal digits shown after the point */
+	uint16 special; /* 0, or the NaN / infinity header bits */
+	bool negative;
+	int weight; /* of digits[0], in base 10000 places */
+	int dscale; /* decimal digits shown after the point */
 	const uint16 *digits;
-	int			ndigits;
+	int ndigits;
 } PEPNumericParts;
 
 /*
@@ -64,8 +64,8 @@ pep_numeric_parts(Datum value, PEPNumericParts *parts)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	const uint16 *words;
-	int			nwords;
-	uint16		header;
+	int nwords;
+	uint16 header;
 
 	/* pg_detoast_datum_packed's test, inline: a numeric is rarely toasted */
 	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
@@ -111,4 +111,4 @@ pep_numeric_parts(Datum value, PEPNumericParts *parts)
 
 extern int64 pep_numeric_unscaled(Datum value, int precision, int scale, const char *column);
 
-#endif							/* PEP_NUMERIC_H */
+#endif /* PEP_NUMERIC_H */

@@ -36,9 +36,9 @@
 
 /* "00" to "99": a base 10000 digit is two table lookups, not four divisions */
 static const char pep_digit_pairs[201] =
-"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-"8081828384858687888990919293949596979899";
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 /* Split value; a truncated header is an error. */
 static void
@@ -55,7 +55,7 @@ pep_numtext_parts(Datum value, PEPNumericParts *parts)
 static Size
 pep_numtext_bound(const PEPNumericParts *parts)
 {
-	int			before = (parts->weight + 1) * PEP_DEC_DIGITS;
+	int before = (parts->weight + 1) * PEP_DEC_DIGITS;
 
 	if (parts->special)
 		return sizeof("-Infinity");
@@ -75,13 +75,13 @@ pep_numtext_put4(char *cp, int dig)
 static char *
 pep_numtext_put(const PEPNumericParts *parts, char *cp)
 {
-	int			d;
+	int d;
 
 	if (parts->special)
 	{
-		const char *word = parts->special == PEP_NUMERIC_PINF ? "Infinity" :
-			parts->special == PEP_NUMERIC_NINF ? "-Infinity" : "NaN";
-		Size		n = strlen(word);
+		const char *word = parts->special == PEP_NUMERIC_PINF ? "Infinity" : parts->special == PEP_NUMERIC_NINF ? "-Infinity"
+																												: "NaN";
+		Size n = strlen(word);
 
 		memcpy(cp, word, n);
 		return cp + n;
@@ -95,7 +95,7 @@ pep_numtext_put(const PEPNumericParts *parts, char *cp)
 	}
 	else
 	{
-		int			first = parts->ndigits > 0 ? parts->digits[0] : 0;
+		int first = parts->ndigits > 0 ? parts->digits[0] : 0;
 
 		/* the first digit without its leading zeros */
 		if (first >= 1000)
@@ -118,7 +118,7 @@ pep_numtext_put(const PEPNumericParts *parts, char *cp)
 	}
 	if (parts->dscale > 0)
 	{
-		char	   *end;
+		char *end;
 
 		*cp++ = '.';
 		end = cp + parts->dscale;
@@ -133,8 +133,8 @@ const char *
 pep_numeric_text(Datum value, Size *len)
 {
 	PEPNumericParts parts;
-	char	   *text;
-	char	   *end;
+	char *text;
+	char *end;
 
 	pep_numtext_parts(value, &parts);
 	text = palloc(pep_numtext_bound(&parts));
@@ -148,7 +148,7 @@ void
 pep_numeric_append(StringInfo out, Datum value)
 {
 	PEPNumericParts parts;
-	char	   *end;
+	char *end;
 
 	pep_numtext_parts(value, &parts);
 	enlargeStringInfo(out, (int) pep_numtext_bound(&parts));

@@ -24,4 +24,4 @@ extern const char *pep_numeric_text(Datum value, Size *len);
 /* Append the same text to out. */
 extern void pep_numeric_append(StringInfo out, Datum value);
 
-#endif							/* PEP_NUMTEXT_H */
+#endif /* PEP_NUMTEXT_H */

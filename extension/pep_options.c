@@ -29,10 +29,10 @@
 #include "pep_options.h"
 #include "pep_s3target.h"
 
-static const char *const pep_codecs[] = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
+static const char *const pep_codecs[] = { "uncompressed", "snappy", "gzip", "zstd", "lz4_raw" };
 
 /* compatibility's values, indexed by PEPCompatibility */
-static const char *const pep_compat_names[] = {"none", "spark"};
+static const char *const pep_compat_names[] = { "none", "spark" };
 
 static void
 pep_invalid(const char *option, const char *value, const char *hint)
@@ -47,7 +47,7 @@ static int64
 pep_int_option(FunctionCallInfo fcinfo, int argno, const char *option, bool is_int4,
 			   int64 dflt, int64 min, int64 max)
 {
-	int64		value;
+	int64 value;
 
 	if (PG_ARGISNULL(argno))
 		return dflt;
@@ -72,10 +72,10 @@ pep_bool_option(FunctionCallInfo fcinfo, int argno, bool dflt)
 static void
 pep_parse_numeric_as(const char *text, PEPTypeChoices *types)
 {
-	char	   *value = asc_tolower(text, strlen(text));
-	int			precision;
-	int			scale;
-	int			end = -1;
+	char *value = asc_tolower(text, strlen(text));
+	int precision;
+	int scale;
+	int end = -1;
 	const char *hint = "Valid values are text, double and decimal(P,S) with P from 1 to 38 and S from 0 to P.";
 
 	if (strcmp(value, "text") == 0)
@@ -102,13 +102,13 @@ pep_parse_numeric_as(const char *text, PEPTypeChoices *types)
 static int
 pep_parse_compatibility(const char *text)
 {
-	char	   *value = asc_tolower(text, strlen(text));
+	char *value = asc_tolower(text, strlen(text));
 
 	for (int i = 0; i < lengthof(pep_compat_names); i++)
 		if (strcmp(value, pep_compat_names[i]) == 0)
 			return i;
 	pep_invalid("compatibility", quote_literal_cstr(text), "Valid values are none and spark.");
-	return PEP_COMPAT_NONE;		/* keep compiler quiet */
+	return PEP_COMPAT_NONE; /* keep compiler quiet */
 }
 
 const char *
@@ -143,8 +143,8 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	opts->compression = PEP_DEFAULT(COMPRESSION);
 	if (!PG_ARGISNULL(PEP_ARG_COMPRESSION))
 	{
-		char	   *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPRESSION));
-		bool		known = false;
+		char *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPRESSION));
+		bool known = false;
 
 		value = asc_tolower(value, strlen(value));
 		for (int i = 0; i < lengthof(pep_codecs); i++)
@@ -191,7 +191,7 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	opts->parquet_version = PEP_DEFAULT(WRITER_VERSION);
 	if (!PG_ARGISNULL(PEP_ARG_PARQUET_VERSION))
 	{
-		char	   *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_PARQUET_VERSION));
+		char *value = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_PARQUET_VERSION));
 
 		value = asc_tolower(value, strlen(value));
 		if (strcmp(value, "v1") != 0 && strcmp(value, "v2") != 0)
@@ -251,7 +251,7 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 	appendStringInfo(&buf, PEP_OPTION(DICTIONARY) "=%s\n", opts->dictionary == PEP_DICTIONARY_OFF ? "false" : "true");
 	if (opts->dictionary == PEP_DICTIONARY_AUTO)
 	{
-		bool		first = true;
+		bool first = true;
 
 		appendStringInfoString(&buf, PEP_OPTION(DICTIONARY_OFF_COLUMNS) "=");
 		for (int c = 0; c < src->ncolumns; c++)
@@ -269,17 +269,17 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 
 	if (opts->bloom_filter_columns != NULL)
 	{
-		Datum	   *names;
-		bool	   *nulls;
-		int			n;
+		Datum *names;
+		bool *nulls;
+		int n;
 
 		deconstruct_array(opts->bloom_filter_columns, TEXTOID, -1, false, TYPALIGN_INT,
 						  &names, &nulls, &n);
 		appendStringInfoString(&buf, PEP_OPTION(BLOOM_FILTER_COLUMNS) "=");
 		for (int i = 0; i < n; i++)
 		{
-			char	   *name;
-			int			found = -1;
+			char *name;
+			int found = -1;
 
 			if (nulls[i])
 				pep_invalid("bloom_filter_columns", "NULL", "Name exported columns.");

@@ -82,10 +82,10 @@ pep_same_file(const struct stat *a, const struct stat *b)
 static bool
 pep_is_export_file(const char *name)
 {
-	size_t		len = strlen(name);
+	size_t len = strlen(name);
 
 	return strcmp(name, PEP_SUCCESS_NAME) == 0 ||
-		(strncmp(name, "part-", 5) == 0 && len > 13 && strcmp(name + len - 8, ".parquet") == 0);
+		   (strncmp(name, "part-", 5) == 0 && len > 13 && strcmp(name + len - 8, ".parquet") == 0);
 }
 
 /*
@@ -132,14 +132,14 @@ pep_dir_problem(const struct stat *st)
 static bool
 pep_list_dir(int dirfd, List **names)
 {
-	int			fd = openat(dirfd, ".", PEP_OPEN_DIR);
-	DIR		   *dir = fd < 0 ? NULL : fdopendir(fd);
+	int fd = openat(dirfd, ".", PEP_OPEN_DIR);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 
 	*names = NIL;
 	if (dir == NULL)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		if (fd >= 0)
 			close(fd);
@@ -152,7 +152,7 @@ pep_list_dir(int dirfd, List **names)
 			*names = lappend(*names, pstrdup(de->d_name));
 	if (errno != 0)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		closedir(dir);
 		errno = save_errno;
@@ -170,7 +170,7 @@ pep_list_dir(int dirfd, List **names)
 static int
 pep_open_checked(int parent_fd, const char *name, const struct stat *st)
 {
-	int			fd = openat(parent_fd, name, PEP_OPEN_DIR);
+	int fd = openat(parent_fd, name, PEP_OPEN_DIR);
 	struct stat held;
 
 	if (fd < 0)
@@ -192,7 +192,7 @@ static int
 pep_open_and_list(int parent_fd, const char *name, const struct stat *st, const char *path,
 				  List **names)
 {
-	int			fd = pep_open_checked(parent_fd, name, st);
+	int fd = pep_open_checked(parent_fd, name, st);
 
 	if (fd < 0 && errno == ESTALE)
 		ereport(ERROR,
@@ -204,7 +204,7 @@ pep_open_and_list(int parent_fd, const char *name, const struct stat *st, const 
 				 errmsg("could not open directory \"%s\": %m", path)));
 	if (!pep_list_dir(fd, names))
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		close(fd);
 		errno = save_errno;
@@ -250,14 +250,14 @@ pep_remove_dir(int parent_fd, const char *name, const struct stat *st, const cha
 /* Why a sweep stopped: the entry's path and why it is not an export's. */
 typedef struct PEPSweepStop
 {
-	char	   *path;			/* the entry, or NULL while the sweep goes on */
-	const char *why;			/* as for pep_file_problem */
-	int			save_errno;		/* errno for "cannot be examined" and failed removals */
+	char *path;		 /* the entry, or NULL while the sweep goes on */
+	const char *why; /* as for pep_file_problem */
+	int save_errno;	 /* errno for "cannot be examined" and failed removals */
 } PEPSweepStop;
 
 static void pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 							 PEPSweepStop *stop);
-static int	pep_stop_detail(const PEPSweepStop *stop);
+static int pep_stop_detail(const PEPSweepStop *stop);
 
 /*
  * Check that the target may receive an export: absent, or a directory that
@@ -275,12 +275,12 @@ static bool
 pep_check_target(PEPOutput *out)
 {
 	struct stat st;
-	int			fd;
-	List	   *names;
-	ListCell   *lc;
-	PEPSweepStop stop = {0};
-	int			nfiles = 0;
-	bool		success = false;
+	int fd;
+	List *names;
+	ListCell *lc;
+	PEPSweepStop stop = { 0 };
+	int nfiles = 0;
+	bool success = false;
 
 	if (fstatat(out->parent_fd, out->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 	{
@@ -314,7 +314,7 @@ pep_check_target(PEPOutput *out)
 				 errmsg("directory \"%s\" is not empty", out->target),
 				 errhint("Export into a new or an empty directory, or pass overwrite => true to replace a previous export.")));
 	}
-	foreach(lc, names)
+	foreach (lc, names)
 		success |= strcmp(lfirst(lc), PEP_SUCCESS_NAME) == 0;
 	pep_sweep_folder(fd, out->target, 0, false, &nfiles, &stop);
 	close(fd);
@@ -351,7 +351,7 @@ pep_has_parent_component(const char *path)
 
 	while (*p)
 	{
-		size_t		len = strcspn(p, "/");
+		size_t len = strcspn(p, "/");
 
 		if (len == 2 && p[0] == '.' && p[1] == '.')
 			return true;
@@ -366,7 +366,7 @@ pep_has_parent_component(const char *path)
 static bool
 pep_path_within(const char *path, const char *dir)
 {
-	size_t		len = strlen(dir);
+	size_t len = strlen(dir);
 
 	return strncmp(path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
@@ -379,8 +379,8 @@ pep_path_within(const char *path, const char *dir)
 static void
 pep_check_tablespaces(const char *real_target)
 {
-	char		tblspc[MAXPGPATH];
-	DIR		   *dir;
+	char tblspc[MAXPGPATH];
+	DIR *dir;
 	struct dirent *de;
 
 	snprintf(tblspc, MAXPGPATH, "%s/pg_tblspc", DataDir);
@@ -389,8 +389,8 @@ pep_check_tablespaces(const char *real_target)
 		return;
 	while ((de = readdir(dir)) != NULL)
 	{
-		char		link[MAXPGPATH];
-		char		location[PATH_MAX];
+		char link[MAXPGPATH];
+		char location[PATH_MAX];
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -421,10 +421,10 @@ pep_check_tablespaces(const char *real_target)
 void
 pep_output_guard(PEPOutput *out, const char *directory, bool overwrite)
 {
-	char	   *last;
-	char		real_parent[PATH_MAX];
-	char		real_datadir[PATH_MAX];
-	char		real_target[PATH_MAX + NAME_MAX + 2];
+	char *last;
+	char real_parent[PATH_MAX];
+	char real_datadir[PATH_MAX];
+	char real_target[PATH_MAX + NAME_MAX + 2];
 	struct stat st;
 	struct stat real_st;
 
@@ -571,8 +571,8 @@ static void
 pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 				 PEPSweepStop *stop)
 {
-	List	   *names;
-	ListCell   *lc;
+	List *names;
+	ListCell *lc;
 
 	if (!pep_list_dir(fd, &names))
 	{
@@ -581,12 +581,12 @@ pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 		stop->save_errno = errno;
 		return;
 	}
-	foreach(lc, names)
+	foreach (lc, names)
 	{
 		const char *name = lfirst(lc);
-		char	   *entry = psprintf("%s/%s", path, name);
+		char *entry = psprintf("%s/%s", path, name);
 		struct stat st;
-		bool		folder;
+		bool folder;
 
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		{
@@ -614,7 +614,7 @@ pep_sweep_folder(int fd, const char *path, int depth, bool remove, int *removed,
 		folder = S_ISDIR(st.st_mode);
 		if (folder)
 		{
-			int			sub = pep_open_checked(fd, name, &st);
+			int sub = pep_open_checked(fd, name, &st);
 
 			if (sub < 0)
 			{
@@ -669,9 +669,9 @@ pep_sweep_staging(PEPOutput *out)
 {
 	struct stat st;
 	const char *why;
-	PEPSweepStop stop = {0};
-	int			removed = 0;
-	int			fd;
+	PEPSweepStop stop = { 0 };
+	int removed = 0;
+	int fd;
 
 	if (fstatat(out->parent_fd, out->staging_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 	{
@@ -725,8 +725,8 @@ pep_output_lock(PEPOutput *out)
 {
 	for (;;)
 	{
-		int			fd = openat(out->parent_fd, out->lock_name,
-								O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
+		int fd = openat(out->parent_fd, out->lock_name,
+						O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
 		struct stat held;
 		struct stat named;
 		const char *why;
@@ -745,7 +745,7 @@ pep_output_lock(PEPOutput *out)
 		}
 		if (fstat(fd, &held) != 0)
 		{
-			int			save_errno = errno;
+			int save_errno = errno;
 
 			close(fd);
 			errno = save_errno;
@@ -764,7 +764,7 @@ pep_output_lock(PEPOutput *out)
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
 		{
-			int			save_errno = errno;
+			int save_errno = errno;
 
 			close(fd);
 			if (save_errno == EWOULDBLOCK)
@@ -804,7 +804,7 @@ pep_output_lock(PEPOutput *out)
 void
 pep_output_create_staging(PEPOutput *out)
 {
-	int			fd;
+	int fd;
 	struct stat st;
 
 	Assert(out->lock_fd >= 0);
@@ -815,7 +815,7 @@ pep_output_create_staging(PEPOutput *out)
 	fd = openat(out->parent_fd, out->staging_name, PEP_OPEN_DIR);
 	if (fd < 0 || fstat(fd, &st) != 0)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		if (fd >= 0)
 			close(fd);
@@ -892,10 +892,10 @@ pep_ledger_name(const PEPLedger *ledger, int entry)
 int
 pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name)
 {
-	char		part[PEP_LEDGER_NAME_LEN];
-	Size		len;
-	int			n;
-	bool		full;
+	char part[PEP_LEDGER_NAME_LEN];
+	Size len;
+	int n;
+	bool full;
 
 	if (kind == PEP_LEDGER_SUCCESS)
 		name = PEP_SUCCESS_NAME;
@@ -957,8 +957,8 @@ pep_ledger_created(PEPLedger *ledger, int entry)
 int
 pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry)
 {
-	int			parent_fd;
-	int			fd;
+	int parent_fd;
+	int fd;
 	struct stat st;
 
 	if (entry < 0)
@@ -1000,9 +1000,9 @@ pep_ledger_path(PEPOutput *out, const PEPLedger *ledger, int entry)
 static void
 pep_remove_replaced(PEPOutput *out)
 {
-	int			fd = pep_open_checked(out->parent_fd, out->staging_name, &out->replaced_st);
-	PEPSweepStop stop = {0};
-	int			removed = 0;
+	int fd = pep_open_checked(out->parent_fd, out->staging_name, &out->replaced_st);
+	PEPSweepStop stop = { 0 };
+	int removed = 0;
 
 	if (fd < 0)
 	{
@@ -1033,9 +1033,9 @@ pep_remove_replaced(PEPOutput *out)
 void
 pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 {
-	char		path[MAXPGPATH];
-	int			fd;
-	int			entry;
+	char path[MAXPGPATH];
+	int fd;
+	int entry;
 
 	/* Like every other file, _SUCCESS is in the ledger before it exists. */
 	entry = pep_ledger_enter(ledger, PEP_LEDGER_SUCCESS, -1, NULL);
@@ -1051,7 +1051,7 @@ pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 	pep_ledger_created(ledger, entry);
 	if (fsync(fd) != 0)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		close(fd);
 		errno = save_errno;
@@ -1069,7 +1069,7 @@ pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 		fd = pep_ledger_open_folder(out->staging_fd, ledger, i);
 		if (fd < 0 || fsync(fd) != 0)
 		{
-			int			save_errno = errno;
+			int save_errno = errno;
 
 			if (fd >= 0)
 				close(fd);
@@ -1100,7 +1100,7 @@ pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 void
 pep_output_publish(PEPOutput *out)
 {
-	bool		replaced;
+	bool replaced;
 	struct stat named;
 
 	/*
@@ -1200,7 +1200,7 @@ pep_output_remove(PEPOutput *out, PEPLedger *ledger)
 {
 	if (out->staging_fd >= 0 && !out->published)
 	{
-		int			n = 0;
+		int n = 0;
 
 		if (ledger != NULL)
 		{
@@ -1217,7 +1217,7 @@ pep_output_remove(PEPOutput *out, PEPLedger *ledger)
 		{
 			const PEPLedgerEntry *e = &ledger->entries[i];
 			const char *name = pep_ledger_name(ledger, i);
-			int			dirfd = out->staging_fd;
+			int dirfd = out->staging_fd;
 			struct stat st;
 			const char *why;
 

@@ -47,7 +47,7 @@
 #include "pep_shared.h"
 
 /* The longest name one folder may have (NAME_MAX on Linux). */
-#define PEP_SEGMENT_MAX		255
+#define PEP_SEGMENT_MAX 255
 
 /* Is the column's type one whose folder text reads back as the same value? */
 static bool
@@ -82,9 +82,9 @@ pep_partition_type_ok(const PEPColumn *col)
 int
 pep_partition_resolve(const PEPSource *src, const PEPOptions *opts, int *columns)
 {
-	Datum	   *names;
-	bool	   *nulls;
-	int			n;
+	Datum *names;
+	bool *nulls;
+	int n;
 
 	if (opts->partition_by == NULL)
 		return 0;
@@ -113,7 +113,7 @@ pep_partition_resolve(const PEPSource *src, const PEPOptions *opts, int *columns
 
 	for (int i = 0; i < n; i++)
 	{
-		char	   *name;
+		char *name;
 		const PEPColumn *col = NULL;
 
 		if (nulls[i])
@@ -155,12 +155,12 @@ PEPColumn *
 pep_partition_file_columns(const PEPColumn *columns, int ncolumns, const int *partition, int n,
 						   int *nfile)
 {
-	PEPColumn  *file = palloc(sizeof(PEPColumn) * ncolumns);
+	PEPColumn *file = palloc(sizeof(PEPColumn) * ncolumns);
 
 	*nfile = 0;
 	for (int c = 0; c < ncolumns; c++)
 	{
-		bool		is_partition = false;
+		bool is_partition = false;
 
 		for (int i = 0; i < n; i++)
 			is_partition |= (partition[i] == c);
@@ -205,9 +205,7 @@ pep_partition_utf8(const char *s, const char *column)
 		!pg_verify_mbstr(PG_UTF8, s, strlen(s), true))
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
-				 column ?
-				 errmsg("a value of partition column \"%s\" is not valid UTF-8", column) :
-				 errmsg("the name of a partition column is not valid UTF-8"),
+				 column ? errmsg("a value of partition column \"%s\" is not valid UTF-8", column) : errmsg("the name of a partition column is not valid UTF-8"),
 				 errdetail("The database encoding is SQL_ASCII, which does not check text; folder names and object keys are UTF-8."),
 				 errhint("Store the text as UTF-8, or partition by another column.")));
 	return pg_server_to_any(s, strlen(s), PG_UTF8);
@@ -223,8 +221,8 @@ void
 pep_partition_level_init(PEPPartitionLevel *level, const PEPColumn *column)
 {
 	StringInfoData prefix;
-	Oid			outfn;
-	bool		varlena;
+	Oid outfn;
+	bool varlena;
 
 	level->column = column;
 	initStringInfo(&prefix);
@@ -239,9 +237,9 @@ pep_partition_level_init(PEPPartitionLevel *level, const PEPColumn *column)
 static char *
 pep_partition_text(const PEPPartitionLevel *level, Datum value)
 {
-	char		buf[MAXDATELEN + 2];
+	char buf[MAXDATELEN + 2];
 	struct pg_tm tm;
-	fsec_t		fsec;
+	fsec_t fsec;
 
 	switch (level->column->basetypid)
 	{
@@ -287,7 +285,7 @@ pep_partition_text(const PEPPartitionLevel *level, Datum value)
 void
 pep_partition_append(StringInfo path, const PEPPartitionLevel *level, Datum value, bool isnull)
 {
-	int			start = path->len;
+	int start = path->len;
 	const char *name = level->column->name;
 
 	if (path->len > 0)
@@ -300,7 +298,7 @@ pep_partition_append(StringInfo path, const PEPPartitionLevel *level, Datum valu
 		appendStringInfoString(path, PEP_NULL_PARTITION);
 	else
 	{
-		char	   *text = pep_partition_text(level, value);
+		char *text = pep_partition_text(level, value);
 
 		if (text[0] == '\0')
 			ereport(ERROR,

@@ -59,30 +59,30 @@
 #include "pep_shared.h"
 
 /* Slots beyond COPY's own, 0-based; the view reads them as param N+1. */
-#define PEP_PROGRESS_MARKER			10
-#define PEP_PROGRESS_PHASE			11
-#define PEP_PROGRESS_WORKERS		12
-#define PEP_PROGRESS_PARTS			13
-#define PEP_PROGRESS_BLOCKS_TOTAL	14
-#define PEP_PROGRESS_BLOCKS_DONE	15
-#define PEP_PROGRESS_SEGMENT		16
-#define PEP_PROGRESS_PARTITIONS		17
+#define PEP_PROGRESS_MARKER		  10
+#define PEP_PROGRESS_PHASE		  11
+#define PEP_PROGRESS_WORKERS	  12
+#define PEP_PROGRESS_PARTS		  13
+#define PEP_PROGRESS_BLOCKS_TOTAL 14
+#define PEP_PROGRESS_BLOCKS_DONE  15
+#define PEP_PROGRESS_SEGMENT	  16
+#define PEP_PROGRESS_PARTITIONS	  17
 
 /* "PEP" in ASCII: tells an export from a real COPY. */
-#define PEP_PROGRESS_MARKER_VALUE	0x504550
+#define PEP_PROGRESS_MARKER_VALUE 0x504550
 
 /* parallel.c's PARALLEL_MAGIC, which it does not export: a parallel context's TOC. */
-#define PEP_PARALLEL_MAGIC			0x50477c7c
+#define PEP_PARALLEL_MAGIC 0x50477c7c
 
 PG_FUNCTION_INFO_V1(pep_progress_targets);
 
 void
 pep_progress_start(Oid relid, uint64 blocks_total)
 {
-	const int	index[] = {PROGRESS_COPY_COMMAND, PROGRESS_COPY_TYPE, PEP_PROGRESS_MARKER,
-	PEP_PROGRESS_PHASE, PEP_PROGRESS_BLOCKS_TOTAL};
-	int64		value[] = {PROGRESS_COPY_COMMAND_TO, PROGRESS_COPY_TYPE_FILE,
-		PEP_PROGRESS_MARKER_VALUE, PEP_PHASE_STARTING, (int64) blocks_total};
+	const int index[] = { PROGRESS_COPY_COMMAND, PROGRESS_COPY_TYPE, PEP_PROGRESS_MARKER,
+						  PEP_PROGRESS_PHASE, PEP_PROGRESS_BLOCKS_TOTAL };
+	int64 value[] = { PROGRESS_COPY_COMMAND_TO, PROGRESS_COPY_TYPE_FILE,
+					  PEP_PROGRESS_MARKER_VALUE, PEP_PHASE_STARTING, (int64) blocks_total };
 
 	pgstat_progress_start_command(PROGRESS_COMMAND_COPY, relid);
 	pgstat_progress_update_multi_param(lengthof(index), index, value);
@@ -102,10 +102,10 @@ pep_progress_phase(int phase)
 void
 pep_progress_report(PEPShared *shared, int nworkers, char *scans)
 {
-	const int	index[] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED,
-	PEP_PROGRESS_PARTS, PEP_PROGRESS_WORKERS, PEP_PROGRESS_BLOCKS_DONE, PEP_PROGRESS_PARTITIONS};
-	int64		value[lengthof(index)] = {0};
-	uint64		blocks = 0;
+	const int index[] = { PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED,
+						  PEP_PROGRESS_PARTS, PEP_PROGRESS_WORKERS, PEP_PROGRESS_BLOCKS_DONE, PEP_PROGRESS_PARTITIONS };
+	int64 value[lengthof(index)] = { 0 };
+	uint64 blocks = 0;
 
 	for (int i = 0; i < nworkers; i++)
 	{
@@ -119,7 +119,7 @@ pep_progress_report(PEPShared *shared, int nworkers, char *scans)
 	{
 		ParallelBlockTableScanDesc pbscan =
 			(ParallelBlockTableScanDesc) (scans + shared->scan_offsets[i]);
-		uint64		handed = pg_atomic_read_u64(&pbscan->phs_nallocated);
+		uint64 handed = pg_atomic_read_u64(&pbscan->phs_nallocated);
 
 		blocks += Min(handed, (uint64) pbscan->phs_nblocks);
 	}
@@ -155,7 +155,7 @@ bool
 pep_may_see_role(Oid userid)
 {
 	return has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS) ||
-		has_privs_of_role(GetUserId(), userid);
+		   has_privs_of_role(GetUserId(), userid);
 }
 
 /*
@@ -176,7 +176,7 @@ pep_activity_may_name_target(void)
 static bool
 pep_progress_text(const char *buf, Size size, Datum *result)
 {
-	int			len = (int) strnlen(buf, size);
+	int len = (int) strnlen(buf, size);
 
 	/* strlcpy may have cut the last character in half */
 	len = pg_mbcliplen(buf, len, len);
@@ -196,10 +196,10 @@ static bool
 pep_progress_read_target(int pid, dsm_handle handle, Datum *directory, Datum *source)
 {
 	dsm_segment *seg;
-	bool		attached = false;
-	shm_toc    *toc;
-	PEPShared  *shared = NULL;
-	bool		found;
+	bool attached = false;
+	shm_toc *toc;
+	PEPShared *shared = NULL;
+	bool found;
 
 	if (handle == 0)
 		return false;
@@ -238,7 +238,7 @@ Datum
 pep_progress_targets(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			nbackends;
+	int nbackends;
 
 	InitMaterializedSRF(fcinfo, 0);
 	nbackends = pgstat_fetch_stat_numbackends();
@@ -251,8 +251,8 @@ pep_progress_targets(PG_FUNCTION_ARGS)
 		LocalPgBackendStatus *local = pgstat_fetch_stat_local_beentry(i);
 #endif
 		PgBackendStatus *be;
-		Datum		values[3];
-		bool		nulls[3] = {0};
+		Datum values[3];
+		bool nulls[3] = { 0 };
 
 		if (local == NULL)
 			continue;

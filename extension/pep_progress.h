@@ -16,10 +16,10 @@
 #include "pep_shared.h"
 
 /* Phases, as parallel_export_parquet_progress names them. */
-#define PEP_PHASE_STARTING		1
-#define PEP_PHASE_WRITING		2
-#define PEP_PHASE_PUBLISHING	3
-#define PEP_PHASE_CLEANING_UP	4
+#define PEP_PHASE_STARTING	  1
+#define PEP_PHASE_WRITING	  2
+#define PEP_PHASE_PUBLISHING  3
+#define PEP_PHASE_CLEANING_UP 4
 
 extern void pep_progress_start(Oid relid, uint64 blocks_total);
 extern void pep_progress_phase(int phase);
@@ -29,4 +29,4 @@ extern void pep_progress_end(void);
 extern bool pep_may_see_role(Oid userid);
 extern bool pep_activity_may_name_target(void);
 
-#endif							/* PEP_PROGRESS_H */
+#endif /* PEP_PROGRESS_H */

@@ -72,8 +72,8 @@
  * Large rounds give each folder's part more rows per write when rows of
  * many folders arrive interleaved.
  */
-#define PEP_ROUND_BATCHES	16
-#define PEP_ROUND_BYTES		(32 * 1024 * 1024)
+#define PEP_ROUND_BATCHES 16
+#define PEP_ROUND_BYTES	  (32 * 1024 * 1024)
 
 /*
  * A row's partition values as bytes, the lookup key of its leaf: per level a
@@ -83,59 +83,59 @@
  */
 typedef struct PEPKey
 {
-	uint32		len;
-	const char *bytes;			/* a row's scratch, or the table's own copy */
+	uint32 len;
+	const char *bytes; /* a row's scratch, or the table's own copy */
 } PEPKey;
 
 /* A key met, and its leaf. */
 typedef struct PEPKeyLeaf
 {
-	PEPKey		key;
-	PEPLeaf    *leaf;
+	PEPKey key;
+	PEPLeaf *leaf;
 } PEPKeyLeaf;
 
 /* The leaves met by an object-store export's workers; protected by PEPShared.mutex. */
 struct PEPLeafSet
 {
-	uint64		mask;			/* slots - 1; slots is a power of 2 */
-	uint64		hashes[FLEXIBLE_ARRAY_MEMBER];	/* path hashes, 0 for a free slot */
+	uint64 mask;						  /* slots - 1; slots is a power of 2 */
+	uint64 hashes[FLEXIBLE_ARRAY_MEMBER]; /* path hashes, 0 for a free slot */
 };
 
 struct PEPRoute
 {
-	PEPShared  *shared;			/* the export's shared state */
-	PEPLedger  *ledger;			/* the export's ledger */
-	PEPWorkerTarget *target;	/* where the folders are made, if the store has them */
-	int			nlevels;		/* folder levels */
-	PEPPartitionLevel levels[PEP_MAX_PARTITION_LEVELS];	/* how each is named */
-	HTAB	   *folders;		/* PEPLeaf by path: every folder met */
-	HTAB	   *keys;			/* PEPKeyLeaf by PEPKey: every key met */
-	MemoryContext context;		/* where the keys' bytes are kept */
-	StringInfoData key;			/* scratch: a row's key */
-	TupleDesc	desc;			/* the rows' descriptor */
-	char	   *arena;			/* the round's rows, PEP_ROUND_BYTES */
-	Size		used;			/* bytes of the arena taken */
-	MemoryContext round_context;	/* rows that did not fit the arena; reset after a round */
-	int			capacity;		/* rows in a round at most */
-	int			nrows;			/* rows of this round */
-	Size		bytes;			/* their bytes */
-	char	  **rows;			/* the round's rows, in arrival order */
-	PEPLeaf   **row_leaf;		/* each row's leaf folder */
-	int		   *order;			/* row numbers grouped by leaf */
-	int			nleaves;		/* leaves met in this round */
-	PEPLeaf   **leaves;			/* them, in the order first met */
-	StringInfoData path;		/* scratch: a row's folder path */
+	PEPShared *shared;									/* the export's shared state */
+	PEPLedger *ledger;									/* the export's ledger */
+	PEPWorkerTarget *target;							/* where the folders are made, if the store has them */
+	int nlevels;										/* folder levels */
+	PEPPartitionLevel levels[PEP_MAX_PARTITION_LEVELS]; /* how each is named */
+	HTAB *folders;										/* PEPLeaf by path: every folder met */
+	HTAB *keys;											/* PEPKeyLeaf by PEPKey: every key met */
+	MemoryContext context;								/* where the keys' bytes are kept */
+	StringInfoData key;									/* scratch: a row's key */
+	TupleDesc desc;										/* the rows' descriptor */
+	char *arena;										/* the round's rows, PEP_ROUND_BYTES */
+	Size used;											/* bytes of the arena taken */
+	MemoryContext round_context;						/* rows that did not fit the arena; reset after a round */
+	int capacity;										/* rows in a round at most */
+	int nrows;											/* rows of this round */
+	Size bytes;											/* their bytes */
+	char **rows;										/* the round's rows, in arrival order */
+	PEPLeaf **row_leaf;									/* each row's leaf folder */
+	int *order;											/* row numbers grouped by leaf */
+	int nleaves;										/* leaves met in this round */
+	PEPLeaf **leaves;									/* them, in the order first met */
+	StringInfoData path;								/* scratch: a row's folder path */
 };
 
 /* A row in the arena: its values, its null flags, then its by-reference values' bytes. */
-#define PEP_ROW_NULLS(natts)	MAXALIGN((natts) * sizeof(Datum))
-#define PEP_ROW_DATA(natts)		(PEP_ROW_NULLS(natts) + MAXALIGN((natts) * sizeof(bool)))
+#define PEP_ROW_NULLS(natts) MAXALIGN((natts) * sizeof(Datum))
+#define PEP_ROW_DATA(natts)	 (PEP_ROW_NULLS(natts) + MAXALIGN((natts) * sizeof(bool)))
 
 /* Slots for max_partitions leaves: a power of 2, at least twice as many, so probes stay short. */
 static uint64
 pep_leaf_set_slots(int max_partitions)
 {
-	uint64		slots = 64;
+	uint64 slots = 64;
 
 	while (slots < 2 * (uint64) max_partitions)
 		slots *= 2;
@@ -167,8 +167,8 @@ pep_leaf_set_init(void *space, int max_partitions)
 bool
 pep_leaf_set_add(PEPLeafSet *set, const char *path)
 {
-	uint64		hash = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
-	uint64		i;
+	uint64 hash = hash_bytes_extended((const unsigned char *) path, strlen(path), 0);
+	uint64 i;
 
 	if (hash == 0)
 		hash = 1;
@@ -200,9 +200,9 @@ PEPRoute *
 pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns, TupleDesc desc,
 				 PEPWorkerTarget *target)
 {
-	PEPRoute   *route = palloc0(sizeof(PEPRoute));
-	HASHCTL		ctl;
-	HASHCTL		key_ctl;
+	PEPRoute *route = palloc0(sizeof(PEPRoute));
+	HASHCTL ctl;
+	HASHCTL key_ctl;
 
 	route->shared = shared;
 	route->ledger = ledger;
@@ -243,8 +243,8 @@ pep_route_create(PEPShared *shared, PEPLedger *ledger, const PEPColumn *columns,
 static void
 pep_route_count_leaf(PEPRoute *route)
 {
-	PEPShared  *shared = route->shared;
-	int			n;
+	PEPShared *shared = route->shared;
+	int n;
 
 	SpinLockAcquire(&shared->mutex);
 	n = ++shared->partitions;
@@ -267,10 +267,10 @@ static PEPLeaf *
 pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *parent,
 				 bool leaf)
 {
-	PEPLeaf    *folder;
-	bool		found;
-	int			entry;
-	int			parent_entry = parent != NULL ? parent->entry : -1;
+	PEPLeaf *folder;
+	bool found;
+	int entry;
+	int parent_entry = parent != NULL ? parent->entry : -1;
 
 	folder = hash_search(route->folders, path, HASH_FIND, NULL);
 	if (folder != NULL)
@@ -278,7 +278,8 @@ pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *p
 
 	entry = pep_ledger_enter(route->ledger, PEP_LEDGER_FOLDER, parent_entry, name);
 	if (route->target->methods->enter_folder(route->target, route->ledger, path, name,
-											 parent_entry, entry, leaf) && leaf)
+											 parent_entry, entry, leaf) &&
+		leaf)
 		pep_route_count_leaf(route);
 
 	folder = hash_search(route->folders, path, HASH_ENTER, &found);
@@ -295,14 +296,14 @@ pep_route_folder(PEPRoute *route, const char *path, const char *name, PEPLeaf *p
 static PEPLeaf *
 pep_route_leaf(PEPRoute *route, Datum *values, bool *isnull)
 {
-	PEPLeaf    *folder = NULL;
-	StringInfo	path = &route->path;
+	PEPLeaf *folder = NULL;
+	StringInfo path = &route->path;
 
 	resetStringInfo(path);
 	for (int i = 0; i < route->nlevels; i++)
 	{
-		int			attidx = route->levels[i].column->attidx;
-		int			start;
+		int attidx = route->levels[i].column->attidx;
+		int start;
 
 		pep_partition_append(path, &route->levels[i], values[attidx], isnull[attidx]);
 		if (path->len >= MAXPGPATH)
@@ -324,21 +325,21 @@ pep_route_leaf(PEPRoute *route, Datum *values, bool *isnull)
 static void
 pep_route_key(PEPRoute *route, Datum *values, bool *isnull)
 {
-	StringInfo	key = &route->key;
+	StringInfo key = &route->key;
 
 	resetStringInfo(key);
 	for (int i = 0; i < route->nlevels; i++)
 	{
-		int			attidx = route->levels[i].column->attidx;
+		int attidx = route->levels[i].column->attidx;
 		Form_pg_attribute att = TupleDescAttr(route->desc, attidx);
-		Datum		value = values[attidx];
+		Datum value = values[attidx];
 
 		appendStringInfoChar(key, isnull[attidx] ? 'n' : 'v');
 		if (isnull[attidx])
 			continue;
 		if (att->attbyval)
 		{
-			char		bytes[sizeof(Datum)];
+			char bytes[sizeof(Datum)];
 
 			store_att_byval(bytes, value, att->attlen);
 			appendBinaryStringInfo(key, bytes, att->attlen);
@@ -348,7 +349,7 @@ pep_route_key(PEPRoute *route, Datum *values, bool *isnull)
 		else
 		{
 			const char *bytes;
-			uint32		len;
+			uint32 len;
 
 			if (att->attlen == -1)
 			{
@@ -372,10 +373,10 @@ pep_route_key(PEPRoute *route, Datum *values, bool *isnull)
 static PEPLeaf *
 pep_route_find(PEPRoute *route, Datum *values, bool *isnull)
 {
-	PEPKey		key;
+	PEPKey key;
 	PEPKeyLeaf *entry;
-	PEPLeaf    *leaf;
-	bool		found;
+	PEPLeaf *leaf;
+	bool found;
 
 	pep_route_key(route, values, isnull);
 	key.len = route->key.len;
@@ -414,12 +415,12 @@ pep_route_value_size(Form_pg_attribute att, Datum value)
 static char *
 pep_route_copy_row(PEPRoute *route, Datum *values, bool *isnull)
 {
-	TupleDesc	desc = route->desc;
-	int			natts = desc->natts;
-	Size		size = PEP_ROW_DATA(natts);
-	char	   *row;
-	Datum	   *copy;
-	char	   *data;
+	TupleDesc desc = route->desc;
+	int natts = desc->natts;
+	Size size = PEP_ROW_DATA(natts);
+	char *row;
+	Datum *copy;
+	char *data;
 
 	for (int a = 0; a < natts; a++)
 		if (!isnull[a] && !TupleDescAttr(desc, a)->attbyval)
@@ -439,7 +440,7 @@ pep_route_copy_row(PEPRoute *route, Datum *values, bool *isnull)
 	for (int a = 0; a < natts; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
-		Size		len;
+		Size len;
 
 		if (isnull[a] || att->attbyval)
 		{
@@ -461,7 +462,7 @@ pep_route_copy_row(PEPRoute *route, Datum *values, bool *isnull)
 bool
 pep_route_add(PEPRoute *route, Datum *values, bool *isnull)
 {
-	PEPLeaf    *leaf = pep_route_find(route, values, isnull);
+	PEPLeaf *leaf = pep_route_find(route, values, isnull);
 
 	if (leaf->nrows++ == 0)
 		route->leaves[route->nleaves++] = leaf;
@@ -474,7 +475,7 @@ pep_route_add(PEPRoute *route, Datum *values, bool *isnull)
 int
 pep_route_group(PEPRoute *route, PEPLeaf ***leaves)
 {
-	int			next = 0;
+	int next = 0;
 
 	for (int l = 0; l < route->nleaves; l++)
 	{
@@ -484,7 +485,7 @@ pep_route_group(PEPRoute *route, PEPLeaf ***leaves)
 	}
 	for (int r = 0; r < route->nrows; r++)
 	{
-		PEPLeaf    *leaf = route->row_leaf[r];
+		PEPLeaf *leaf = route->row_leaf[r];
 
 		route->order[leaf->first + leaf->nrows++] = r;
 	}
@@ -496,7 +497,7 @@ pep_route_group(PEPRoute *route, PEPLeaf ***leaves)
 void
 pep_route_row(PEPRoute *route, PEPLeaf *leaf, int i, Datum **values, bool **isnull)
 {
-	char	   *row = route->rows[route->order[leaf->first + i]];
+	char *row = route->rows[route->order[leaf->first + i]];
 
 	*values = (Datum *) row;
 	*isnull = (bool *) (row + PEP_ROW_NULLS(route->desc->natts));

@@ -38,9 +38,9 @@
 
 #include "pep_s3front.h"
 
-#define PEP_S3_TARGETS_GUC	"parallel_export_parquet.object_store_targets"
+#define PEP_S3_TARGETS_GUC "parallel_export_parquet.object_store_targets"
 
-char	   *pep_object_store_targets = NULL;
+char *pep_object_store_targets = NULL;
 
 /* The last value applied without a caller to tell was refused. */
 static bool pep_s3_targets_refused = false;
@@ -48,9 +48,9 @@ static bool pep_s3_targets_refused = false;
 /* One entry of the list: host NULL for a bare bucket, bucket "*" for all. */
 typedef struct PEPAllowEntry
 {
-	char	   *host;			/* endpoint host, lower case, or NULL */
-	int			port;			/* endpoint port, 0 for any */
-	char	   *bucket;			/* bucket name, or "*" */
+	char *host;	  /* endpoint host, lower case, or NULL */
+	int port;	  /* endpoint port, 0 for any */
+	char *bucket; /* bucket name, or "*" */
 } PEPAllowEntry;
 
 /* Parse one trimmed entry into e; a detail sentence when it is malformed. */
@@ -84,12 +84,12 @@ pep_s3_parse_entry(const char *entry, PEPAllowEntry *e)
 static const char *
 pep_s3_parse_targets(const char *value, PEPAllowEntry **entries, int *n)
 {
-	List	   *items = pep_s3_split_list(value);
-	ListCell   *lc;
+	List *items = pep_s3_split_list(value);
+	ListCell *lc;
 
 	*n = 0;
 	*entries = palloc(list_length(items) * sizeof(PEPAllowEntry));
-	foreach(lc, items)
+	foreach (lc, items)
 	{
 		const char *problem = pep_s3_parse_entry(lfirst(lc), &(*entries)[*n]);
 
@@ -116,9 +116,9 @@ bool
 pep_s3_check_targets(char **newval, void **extra, GucSource source)
 {
 	PEPAllowEntry *entries;
-	int			n;
+	int n;
 	const char *problem;
-	bool		unattended = source > PGC_S_DEFAULT && source < PGC_S_INTERACTIVE;
+	bool unattended = source > PGC_S_DEFAULT && source < PGC_S_INTERACTIVE;
 
 	if (pep_s3_all_allowed(*newval) || pep_s3_none_allowed(*newval))
 		problem = NULL;
@@ -138,9 +138,9 @@ pep_s3_check_allowed(const PEPS3Target *t)
 {
 	const char *value = pep_object_store_targets;
 	PEPAllowEntry *entries;
-	char	   *host = NULL;
-	int			port = 0;
-	int			n;
+	char *host = NULL;
+	int port = 0;
+	int n;
 
 	if (pep_s3_targets_refused)
 		ereport(ERROR,
@@ -179,16 +179,13 @@ pep_s3_check_allowed(const PEPS3Target *t)
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("object storage target \"%s\" is not allowed", t->url),
-			 pep_s3_none_allowed(value) ?
-			 errdetail("The configuration parameter \"%s\" is empty, which forbids every object storage target.",
-					   PEP_S3_TARGETS_GUC) :
-			 host == NULL ?
-			 errdetail("The configuration parameter \"%s\" does not list the bucket \"%s\".",
-					   PEP_S3_TARGETS_GUC, t->bucket) :
-			 errdetail("The configuration parameter \"%s\" lists neither the bucket \"%s\" nor it on the endpoint host \"%s\".",
-					   PEP_S3_TARGETS_GUC, t->bucket, host),
+			 pep_s3_none_allowed(value) ? errdetail("The configuration parameter \"%s\" is empty, which forbids every object storage target.",
+													PEP_S3_TARGETS_GUC)
+			 : host == NULL				? errdetail("The configuration parameter \"%s\" does not list the bucket \"%s\".",
+													PEP_S3_TARGETS_GUC, t->bucket)
+										: errdetail("The configuration parameter \"%s\" lists neither the bucket \"%s\" nor it on the endpoint host \"%s\".",
+													PEP_S3_TARGETS_GUC, t->bucket, host),
 			 errhint("A superuser can allow the target by adding \"%s\" to \"%s\".",
-					 host == NULL ? t->bucket :
-					 psprintf(strchr(host, ':') ? "[%s]/%s" : "%s/%s", host, t->bucket),
+					 host == NULL ? t->bucket : psprintf(strchr(host, ':') ? "[%s]/%s" : "%s/%s", host, t->bucket),
 					 PEP_S3_TARGETS_GUC)));
 }

@@ -38,7 +38,7 @@
 #include "pep_s3export.h"
 
 /* How often the leader looks at its workers while it waits for a phase. */
-#define PEP_S3_WAIT_MS	1000
+#define PEP_S3_WAIT_MS 1000
 
 static const char *
 pep_s3_settings_text(const PEPS3Target *target)
@@ -73,7 +73,7 @@ pep_s3_shared_init(void *space, const PEPS3Target *target, int nparts, bool over
 {
 	PEPS3Shared *s3 = (PEPS3Shared *) space;
 	const char *settings = pep_s3_settings_text(target);
-	uint8		id[PEP_S3_EXPORT_ID_LEN / 2];
+	uint8 id[PEP_S3_EXPORT_ID_LEN / 2];
 
 	memset(s3, 0, offsetof(PEPS3Shared, settings));
 	strlcpy(s3->bucket, target->bucket, sizeof(s3->bucket));
@@ -117,7 +117,7 @@ pep_s3_wait_for(PEPShared *shared, ParallelContext *pcxt, const bool *flag, cons
 {
 	for (;;)
 	{
-		bool		set;
+		bool set;
 
 		SpinLockAcquire(&shared->mutex);
 		set = *flag;
@@ -126,7 +126,7 @@ pep_s3_wait_for(PEPShared *shared, ParallelContext *pcxt, const bool *flag, cons
 			break;
 		for (int i = 0; i < pcxt->nworkers_launched; i++)
 		{
-			pid_t		pid;
+			pid_t pid;
 
 			if (GetBackgroundWorkerPid(pcxt->worker[i].bgwhandle, &pid) == BGWH_STOPPED)
 			{
@@ -168,7 +168,7 @@ pep_s3_ledger_ready(PEPShared *shared, PEPS3Shared *s3)
 bool
 pep_s3_all_undone(PEPShared *shared, PEPS3Shared *s3)
 {
-	bool		all;
+	bool all;
 
 	SpinLockAcquire(&shared->mutex);
 	all = s3->nundone == s3->nopened;
@@ -196,7 +196,7 @@ pep_s3_publish(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt, const 
 bool
 pep_s3_commit(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt)
 {
-	bool		deleted;
+	bool deleted;
 
 	pep_s3_set_phase(shared, s3, PEP_S3_COMMITTED);
 	for (int i = 0; i < pcxt->nworkers_launched; i++)

@@ -44,4 +44,4 @@ extern bool pep_s3_check_targets(char **newval, void **extra, GucSource source);
 /* pep_s3allow.c: fail unless the setting allows t (bucket and endpoint known) */
 extern void pep_s3_check_allowed(const PEPS3Target *t);
 
-#endif							/* PEP_S3FRONT_H */
+#endif /* PEP_S3FRONT_H */

@@ -67,17 +67,17 @@
 
 #define PEP_SHA256_LEN 32
 /* "SYSTEMID/INODE/BIRTH", three 64-bit numbers. */
-#define PEP_S3LEDGER_OWNER_LEN	64
+#define PEP_S3LEDGER_OWNER_LEN 64
 /* The record's first two lines are in its first so many bytes. */
-#define PEP_S3LEDGER_HEAD_LEN	4096
+#define PEP_S3LEDGER_HEAD_LEN 4096
 /* The lock manager's field SQL's advisory locks set to 1 or 2 ("PE"). */
-#define PEP_S3LEDGER_LOCK_FIELD4	0x5045
+#define PEP_S3LEDGER_LOCK_FIELD4 0x5045
 
 /* One lock of pep_s3ledger_lock_prefixes. */
 typedef struct PEPS3LedgerLock
 {
-	LOCKTAG		tag;			/* a prefix's tag (pep_s3ledger_tag) */
-	LOCKMODE	mode;			/* ShareLock for an ancestor, ExclusiveLock for the target */
+	LOCKTAG tag;   /* a prefix's tag (pep_s3ledger_tag) */
+	LOCKMODE mode; /* ShareLock for an ancestor, ExclusiveLock for the target */
 } PEPS3LedgerLock;
 
 /*
@@ -89,7 +89,7 @@ pep_s3ledger_digest(const PEPS3Target *target, const char *const *parts, int npa
 					uint8 *digest)
 {
 	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
-	bool		failed = ctx == NULL || pg_cryptohash_init(ctx) < 0;
+	bool failed = ctx == NULL || pg_cryptohash_init(ctx) < 0;
 
 	for (int i = 0; i < nparts && !failed; i++)
 		failed = pg_cryptohash_update(ctx, (const uint8 *) parts[i], strlen(parts[i]) + 1) < 0;
@@ -103,7 +103,7 @@ pep_s3ledger_digest(const PEPS3Target *target, const char *const *parts, int npa
 static void
 pep_s3ledger_file_name(const uint8 *digest, char *name, size_t size)
 {
-	char		hex[PEP_SHA256_LEN * 2 + 1];
+	char hex[PEP_SHA256_LEN * 2 + 1];
 
 	hex[hex_encode((const char *) digest, PEP_SHA256_LEN, hex)] = '\0';
 	snprintf(name, size, "%s.ledger", hex);
@@ -118,7 +118,7 @@ pep_s3ledger_file_name(const uint8 *digest, char *name, size_t size)
 static void
 pep_s3ledger_key(const PEPS3Target *target, const char *prefix, uint8 *digest)
 {
-	const char *parts[] = {target->bucket, prefix};
+	const char *parts[] = { target->bucket, prefix };
 
 	pep_s3ledger_digest(target, parts, lengthof(parts), digest);
 }
@@ -127,8 +127,8 @@ pep_s3ledger_key(const PEPS3Target *target, const char *prefix, uint8 *digest)
 static void
 pep_s3ledger_old_name(const PEPS3Target *target, char *name, size_t size)
 {
-	const char *parts[] = {target->endpoint, target->bucket, target->prefix};
-	uint8		digest[PEP_SHA256_LEN];
+	const char *parts[] = { target->endpoint, target->bucket, target->prefix };
+	uint8 digest[PEP_SHA256_LEN];
 
 	pep_s3ledger_digest(target, parts, lengthof(parts), digest);
 	pep_s3ledger_file_name(digest, name, size);
@@ -164,7 +164,7 @@ pep_s3ledger_check_dir(const char *dir)
 static void
 pep_s3ledger_fail(PEPS3Ledger *ledger, const char *what)
 {
-	int			save_errno = errno;
+	int save_errno = errno;
 
 	CloseTransientFile(ledger->fd);
 	ledger->fd = -1;
@@ -196,11 +196,11 @@ pep_s3ledger_owner(PEPS3Ledger *ledger, char *owner)
 static void
 pep_s3ledger_check_owner(PEPS3Ledger *ledger)
 {
-	char		head[PEP_S3LEDGER_HEAD_LEN + 1];
-	char		mine[PEP_S3LEDGER_OWNER_LEN];
-	ssize_t		n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
-	char	   *line;
-	char	   *end;
+	char head[PEP_S3LEDGER_HEAD_LEN + 1];
+	char mine[PEP_S3LEDGER_OWNER_LEN];
+	ssize_t n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
+	char *line;
+	char *end;
 
 	if (n < 0)
 		pep_s3ledger_fail(ledger, "read");
@@ -261,8 +261,8 @@ pep_s3ledger_escape(StringInfo buf, const char *s)
 static void
 pep_s3ledger_tag(LOCKTAG *tag, const uint8 *digest)
 {
-	uint32		high;
-	uint32		low;
+	uint32 high;
+	uint32 low;
 
 	memcpy(&high, digest, sizeof(high));
 	memcpy(&low, digest + sizeof(high), sizeof(low));
@@ -297,10 +297,10 @@ pep_s3ledger_lock_one(PEPS3Ledger *ledger, const uint8 *digest, LOCKMODE mode)
 static void
 pep_s3ledger_lock_prefixes(PEPS3Ledger *ledger, const PEPS3Target *target, const uint8 *own)
 {
-	size_t		len = strlen(target->prefix);
-	int			nancestors = 0;
-	char	   *ancestor = palloc(len + 1);
-	uint8		digest[PEP_SHA256_LEN];
+	size_t len = strlen(target->prefix);
+	int nancestors = 0;
+	char *ancestor = palloc(len + 1);
+	uint8 digest[PEP_SHA256_LEN];
 
 	for (size_t i = 0; i < len; i++)
 		nancestors += target->prefix[i] == '/';
@@ -356,12 +356,12 @@ pep_s3ledger_unlock_prefixes(PEPS3Ledger *ledger)
 static bool
 pep_s3ledger_record_server(PEPS3Ledger *ledger, StringInfo server, bool *utf8)
 {
-	char		head[PEP_S3LEDGER_HEAD_LEN + 1];
-	ssize_t		n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
-	char	   *field = head;
-	char	   *newline;
-	size_t		len;
-	int			tabs = 0;
+	char head[PEP_S3LEDGER_HEAD_LEN + 1];
+	ssize_t n = pread(ledger->fd, head, PEP_S3LEDGER_HEAD_LEN, 0);
+	char *field = head;
+	char *newline;
+	size_t len;
+	int tabs = 0;
 
 	if (n < 0)
 		pep_s3ledger_fail(ledger, "read");
@@ -371,8 +371,8 @@ pep_s3ledger_record_server(PEPS3Ledger *ledger, StringInfo server, bool *utf8)
 	for (const char *c = head; c < newline; c++)
 		tabs += *c == '\t';
 	*utf8 = tabs == 4 && newline - head >= (ptrdiff_t) sizeof(PEP_S3_RECORD(UTF8)) &&
-		strncmp(newline - sizeof(PEP_S3_RECORD(UTF8)), "\t" PEP_S3_RECORD(UTF8),
-				sizeof(PEP_S3_RECORD(UTF8))) == 0;
+			strncmp(newline - sizeof(PEP_S3_RECORD(UTF8)), "\t" PEP_S3_RECORD(UTF8),
+					sizeof(PEP_S3_RECORD(UTF8))) == 0;
 	for (int i = 0; i < 3; i++)
 		if ((field = strpbrk(field, "\t\n")) == NULL || *field++ != '\t')
 			return false;
@@ -396,7 +396,7 @@ pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 {
 	StringInfoData recorded;
 	StringInfoData mine;
-	bool		utf8 = false;
+	bool utf8 = false;
 	const char *chain = "the AWS SDK's default chain";
 	const char *shown;
 
@@ -408,9 +408,7 @@ pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 		pfree(mine.data);
 		return;
 	}
-	pep_s3ledger_escape(&mine, utf8 ?
-						pg_server_to_any(target->server, strlen(target->server), PG_UTF8) :
-						target->server);
+	pep_s3ledger_escape(&mine, utf8 ? pg_server_to_any(target->server, strlen(target->server), PG_UTF8) : target->server);
 	if (strcmp(recorded.data, mine.data) == 0)
 	{
 		pfree(recorded.data);
@@ -432,16 +430,11 @@ pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 					ledger->url),
 			 errdetail("Ledger file \"%s\" records an export through %s, and this call names %s. Its uploads can be undone only through the endpoint that made them.",
 					   ledger->path,
-					   recorded.len == 0 ? chain :
-					   shown != NULL ? psprintf("server \"%s\"", shown) : "another server",
+					   recorded.len == 0 ? chain : shown != NULL ? psprintf("server \"%s\"", shown)
+																 : "another server",
 					   mine.len > 0 ? psprintf("server \"%s\"", mine.data) : chain),
-			 recorded.len == 0 ?
-			 errhint("Call parallel_export_parquet_sweep('%s') first.", ledger->url) :
-			 shown != NULL ?
-			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => '%s') first.",
-					 ledger->url, shown) :
-			 errhint("Call parallel_export_parquet_sweep('%s', s3_server => ...) with the server the record names first.",
-					 ledger->url)));
+			 recorded.len == 0 ? errhint("Call parallel_export_parquet_sweep('%s') first.", ledger->url) : shown != NULL ? errhint("Call parallel_export_parquet_sweep('%s', s3_server => '%s') first.", ledger->url, shown)
+																														 : errhint("Call parallel_export_parquet_sweep('%s', s3_server => ...) with the server the record names first.", ledger->url)));
 }
 
 /*
@@ -453,10 +446,10 @@ static int
 pep_s3ledger_lock_file(const char *path, const char *url, bool create, struct stat *held)
 {
 	const char *why;
-	int			fd = OpenTransientFilePerm(path,
-										   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-										   (create ? O_CREAT : 0),
-										   S_IRUSR | S_IWUSR);
+	int fd = OpenTransientFilePerm(path,
+								   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+									   (create ? O_CREAT : 0),
+								   S_IRUSR | S_IWUSR);
 
 	if (fd < 0)
 	{
@@ -473,7 +466,7 @@ pep_s3ledger_lock_file(const char *path, const char *url, bool create, struct st
 	}
 	if (fstat(fd, held) != 0)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		CloseTransientFile(fd);
 		errno = save_errno;
@@ -491,7 +484,7 @@ pep_s3ledger_lock_file(const char *path, const char *url, bool create, struct st
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		CloseTransientFile(fd);
 		errno = save_errno;
@@ -514,7 +507,7 @@ pep_s3ledger_same_file(const char *path, const struct stat *held)
 	struct stat named;
 
 	return lstat(path, &named) == 0 && named.st_dev == held->st_dev &&
-		named.st_ino == held->st_ino;
+		   named.st_ino == held->st_ino;
 }
 
 /*
@@ -529,10 +522,10 @@ pep_s3ledger_same_file(const char *path, const struct stat *held)
 static void
 pep_s3ledger_adopt(PEPS3Ledger *ledger, const PEPS3Target *target, const char *dir)
 {
-	char		name[PEP_SHA256_LEN * 2 + 16];
-	char		old[MAXPGPATH];
+	char name[PEP_SHA256_LEN * 2 + 16];
+	char old[MAXPGPATH];
 	struct stat held;
-	int			fd;
+	int fd;
 
 	pep_s3ledger_old_name(target, name, sizeof(name));
 	snprintf(old, sizeof(old), "%s/%s", dir, name);
@@ -555,7 +548,7 @@ pep_s3ledger_adopt(PEPS3Ledger *ledger, const PEPS3Target *target, const char *d
 	}
 	if (rename(old, ledger->path) != 0)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		CloseTransientFile(fd);
 		errno = save_errno;
@@ -575,11 +568,11 @@ pep_s3ledger_adopt(PEPS3Ledger *ledger, const PEPS3Target *target, const char *d
 bool
 pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create)
 {
-	bool		exporting = create;
-	char		dir[MAXPGPATH];
-	char		name[PEP_SHA256_LEN * 2 + 16];
-	char		old[MAXPGPATH];
-	uint8		digest[PEP_SHA256_LEN];
+	bool exporting = create;
+	char dir[MAXPGPATH];
+	char name[PEP_SHA256_LEN * 2 + 16];
+	char old[MAXPGPATH];
+	uint8 digest[PEP_SHA256_LEN];
 	struct stat st;
 
 	memset(ledger, 0, sizeof(PEPS3Ledger));
@@ -635,7 +628,7 @@ pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create)
 static void
 pep_s3ledger_write(PEPS3Ledger *ledger, const char *line, size_t len)
 {
-	ssize_t		written;
+	ssize_t written;
 
 	Assert(ledger->fd >= 0);
 	errno = 0;
@@ -658,10 +651,10 @@ void
 pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target)
 {
 	StringInfoData line;
-	time_t		now = time(NULL);
-	struct tm	tm;
-	char		started[32];
-	char		owner[PEP_S3LEDGER_OWNER_LEN];
+	time_t now = time(NULL);
+	struct tm tm;
+	char started[32];
+	char owner[PEP_S3LEDGER_OWNER_LEN];
 
 	/* The target's checks refuse control characters; the format relies on it. */
 	if (strpbrk(target->url, "\t\r\n") != NULL)
@@ -690,7 +683,7 @@ pep_s3ledger_begin(PEPS3Ledger *ledger, const PEPS3Target *target)
 void
 pep_s3ledger_append(PEPS3Ledger *ledger, const char *line)
 {
-	char	   *whole = psprintf("%s\n", line);
+	char *whole = psprintf("%s\n", line);
 
 	Assert(strpbrk(line, "\r\n") == NULL);
 	pep_s3ledger_write(ledger, whole, strlen(whole));
@@ -705,7 +698,7 @@ pep_s3ledger_append(PEPS3Ledger *ledger, const char *line)
 const char *
 pep_s3ledger_old_charset(void)
 {
-	int			encoding = GetDatabaseEncoding();
+	int encoding = GetDatabaseEncoding();
 
 	if (encoding == PG_SQL_ASCII)
 		return "UTF-8";

@@ -56,19 +56,19 @@
 #include "pep_s3target.h"
 
 /* The directory of every target's ledger file, in the data directory. */
-#define PEP_S3LEDGER_DIR	"pgsql_tmp_parallel_export_parquet"
+#define PEP_S3LEDGER_DIR "pgsql_tmp_parallel_export_parquet"
 
 /* The line the caller appends once _SUCCESS is in place. */
-#define PEP_S3LEDGER_COMMITTED	PEP_S3_RECORD(COMMITTED)
+#define PEP_S3LEDGER_COMMITTED PEP_S3_RECORD(COMMITTED)
 
 typedef struct PEPS3Ledger
 {
-	int			fd;				/* the open ledger file, locked; -1 if none */
-	int			nlocks;			/* lock-manager locks held (an export's), in locks */
-	struct PEPS3LedgerLock *locks;	/* palloc'd: its ancestors', then its own */
-	bool		dead;			/* it held a dead export's record when locked */
-	char		path[MAXPGPATH];	/* its absolute path, for workers and messages */
-	char		url[sizeof(((PEPS3Target *) 0)->url)];	/* the target, for messages */
+	int fd;										/* the open ledger file, locked; -1 if none */
+	int nlocks;									/* lock-manager locks held (an export's), in locks */
+	struct PEPS3LedgerLock *locks;				/* palloc'd: its ancestors', then its own */
+	bool dead;									/* it held a dead export's record when locked */
+	char path[MAXPGPATH];						/* its absolute path, for workers and messages */
+	char url[sizeof(((PEPS3Target *) 0)->url)]; /* the target, for messages */
 } PEPS3Ledger;
 
 /*
@@ -136,4 +136,4 @@ extern void pep_s3ledger_remove(PEPS3Ledger *ledger);
  */
 extern void pep_s3ledger_release(PEPS3Ledger *ledger);
 
-#endif							/* PEP_S3LEDGER_H */
+#endif /* PEP_S3LEDGER_H */

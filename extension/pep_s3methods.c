@@ -37,22 +37,22 @@
 /* The leader's side. */
 typedef struct PEPS3Export
 {
-	PEPTarget	target;			/* the interface; display is s3target.url */
-	PEPS3Target s3target;		/* the resolved target */
-	bool		overwrite;		/* a previous export of ours may be replaced */
-	PEPS3Ledger ledger;			/* its ledger file, locked (fd -1 if not) */
-	bool		ledger_begun;	/* the file holds this export's record */
-	PEPS3Shared *s3;			/* its shared state in the DSM, once made */
+	PEPTarget target;	  /* the interface; display is s3target.url */
+	PEPS3Target s3target; /* the resolved target */
+	bool overwrite;		  /* a previous export of ours may be replaced */
+	PEPS3Ledger ledger;	  /* its ledger file, locked (fd -1 if not) */
+	bool ledger_begun;	  /* the file holds this export's record */
+	PEPS3Shared *s3;	  /* its shared state in the DSM, once made */
 } PEPS3Export;
 
 /* A worker's side. */
 typedef struct PEPS3WorkerTarget
 {
-	PEPWorkerTarget target;		/* the interface */
-	PEPShared  *shared;			/* the export's shared state */
-	PEPS3Shared *s3;			/* the target's, in the DSM */
-	PEPLeafSet *leaf_set;		/* the leaves met by all workers, or NULL */
-	PEPS3Worker *sw;			/* the session, once the JVM is up */
+	PEPWorkerTarget target; /* the interface */
+	PEPShared *shared;		/* the export's shared state */
+	PEPS3Shared *s3;		/* the target's, in the DSM */
+	PEPLeafSet *leaf_set;	/* the leaves met by all workers, or NULL */
+	PEPS3Worker *sw;		/* the session, once the JVM is up */
 } PEPS3WorkerTarget;
 
 static PEPTarget *
@@ -243,7 +243,7 @@ pep_s3_enter_folder(PEPWorkerTarget *wt, PEPLedger *ledger, const char *path,
 					const char *name, int parent_entry, int entry, bool leaf)
 {
 	PEPS3WorkerTarget *st = (PEPS3WorkerTarget *) wt;
-	bool		first;
+	bool first;
 
 	if (!leaf)
 		return false;

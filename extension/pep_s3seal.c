@@ -38,15 +38,15 @@
 
 #include "pep_s3export.h"
 
-#define PEP_S3_KEY_FILE		"parallel_export_parquet_manifest.key"
+#define PEP_S3_KEY_FILE "parallel_export_parquet_manifest.key"
 
 /* Write a fresh key under a name of this process's, then link it into place. */
 static void
 pep_s3seal_create(const char *path)
 {
-	uint8		key[PEP_S3_MANIFEST_KEY_BYTES];
-	char	   *tmp = psprintf("%s.%d.tmp", path, MyProcPid);
-	int			fd;
+	uint8 key[PEP_S3_MANIFEST_KEY_BYTES];
+	char *tmp = psprintf("%s.%d.tmp", path, MyProcPid);
+	int fd;
 
 	if (!pg_strong_random(key, sizeof(key)))
 		ereport(ERROR,
@@ -62,7 +62,7 @@ pep_s3seal_create(const char *path)
 	errno = 0;
 	if (write(fd, key, sizeof(key)) != sizeof(key) || pg_fsync(fd) != 0)
 	{
-		int			save_errno = errno ? errno : ENOSPC;
+		int save_errno = errno ? errno : ENOSPC;
 
 		CloseTransientFile(fd);
 		(void) unlink(tmp);
@@ -75,7 +75,7 @@ pep_s3seal_create(const char *path)
 	CloseTransientFile(fd);
 	if (link(tmp, path) != 0 && errno != EEXIST)
 	{
-		int			save_errno = errno;
+		int save_errno = errno;
 
 		(void) unlink(tmp);
 		errno = save_errno;
@@ -95,11 +95,11 @@ pep_s3seal_create(const char *path)
 void
 pep_s3_manifest_key(char *hex)
 {
-	char		path[MAXPGPATH];
-	uint8		key[PEP_S3_MANIFEST_KEY_BYTES];
+	char path[MAXPGPATH];
+	uint8 key[PEP_S3_MANIFEST_KEY_BYTES];
 	struct stat st;
-	int			fd;
-	ssize_t		got;
+	int fd;
+	ssize_t got;
 
 	snprintf(path, sizeof(path), "%s/%s", DataDir, PEP_S3_KEY_FILE);
 	fd = OpenTransientFile(path, O_RDONLY | O_NOFOLLOW | PG_BINARY);

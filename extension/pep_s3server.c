@@ -51,28 +51,28 @@
 #include "pep_extension.h"
 #include "pep_s3front.h"
 
-#define PEP_S3_FDW_NAME		"parallel_export_parquet_s3"
+#define PEP_S3_FDW_NAME "parallel_export_parquet_s3"
 
 PG_FUNCTION_INFO_V1(pep_s3_fdw_validator);
 
 /* The options, in the order their settings lines are written. */
 typedef struct PEPS3Option
 {
-	const char *name;			/* option name, also the S3Settings key */
-	Oid			catalog;		/* where it may be given */
-	int			max_len;		/* longest value */
-	bool		secret;			/* never shown in a message */
+	const char *name; /* option name, also the S3Settings key */
+	Oid catalog;	  /* where it may be given */
+	int max_len;	  /* longest value */
+	bool secret;	  /* never shown in a message */
 } PEPS3Option;
 
 static const PEPS3Option pep_s3_options[] = {
-	{PEP_S3_SETTING(ENDPOINT), ForeignServerRelationId, 500, false},
-	{PEP_S3_SETTING(REGION), ForeignServerRelationId, 64, false},
-	{PEP_S3_SETTING(PATH_STYLE), ForeignServerRelationId, 16, false},
-	{PEP_S3_SETTING(CHECKSUM), ForeignServerRelationId, 16, false},
-	{"buckets", ForeignServerRelationId, 8192, false},
-	{PEP_S3_SETTING(ACCESS_KEY_ID), UserMappingRelationId, 128, true},
-	{PEP_S3_SETTING(SECRET_ACCESS_KEY), UserMappingRelationId, 256, true},
-	{PEP_S3_SETTING(SESSION_TOKEN), UserMappingRelationId, 8192, true},
+	{ PEP_S3_SETTING(ENDPOINT), ForeignServerRelationId, 500, false },
+	{ PEP_S3_SETTING(REGION), ForeignServerRelationId, 64, false },
+	{ PEP_S3_SETTING(PATH_STYLE), ForeignServerRelationId, 16, false },
+	{ PEP_S3_SETTING(CHECKSUM), ForeignServerRelationId, 16, false },
+	{ "buckets", ForeignServerRelationId, 8192, false },
+	{ PEP_S3_SETTING(ACCESS_KEY_ID), UserMappingRelationId, 128, true },
+	{ PEP_S3_SETTING(SECRET_ACCESS_KEY), UserMappingRelationId, 256, true },
+	{ PEP_S3_SETTING(SESSION_TOKEN), UserMappingRelationId, 8192, true },
 };
 
 static const PEPS3Option *
@@ -140,7 +140,7 @@ pep_s3_endpoint_parse(const char *endpoint, char **host, int *port)
 	if (colon != NULL)
 	{
 		const char *digits = colon + 1;
-		size_t		ndigits = end - digits;
+		size_t ndigits = end - digits;
 
 		if (ndigits < 1 || ndigits > 5 || strspn(digits, "0123456789") < ndigits ||
 			(*port = atoi(pnstrdup(digits, ndigits))) < 1 || *port > 65535)
@@ -154,9 +154,7 @@ pep_s3_bad_value(const PEPS3Option *opt, const char *value, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 opt->secret ?
-			 errmsg("invalid value for option \"%s\"", opt->name) :
-			 errmsg("invalid value for option \"%s\": %s", opt->name, quote_literal_cstr(value)),
+			 opt->secret ? errmsg("invalid value for option \"%s\"", opt->name) : errmsg("invalid value for option \"%s\": %s", opt->name, quote_literal_cstr(value)),
 			 errdetail("%s", detail)));
 }
 
@@ -167,23 +165,21 @@ pep_s3_bad_value(const PEPS3Option *opt, const char *value, const char *detail)
 static const char *
 pep_s3_option_value(const PEPS3Option *opt, const char *value)
 {
-	size_t		len = strlen(value);
-	bool		flag;
+	size_t len = strlen(value);
+	bool flag;
 
 	if (len == 0 || len > opt->max_len)
 		pep_s3_bad_value(opt, value, psprintf("The value is 1 to %d characters long.", opt->max_len));
 	for (const unsigned char *c = (const unsigned char *) value; *c; c++)
 		if (*c < 0x20 || *c == 0x7f || (opt->secret && (*c == ' ' || *c > 0x7f)))
-			pep_s3_bad_value(opt, value, opt->secret ?
-							 "The value is printable ASCII without blanks." :
-							 "The value contains a control character.");
+			pep_s3_bad_value(opt, value, opt->secret ? "The value is printable ASCII without blanks." : "The value contains a control character.");
 	if (value[0] == ' ' || value[len - 1] == ' ')
 		pep_s3_bad_value(opt, value, "The value begins or ends with a blank.");
 
 	if (strcmp(opt->name, PEP_S3_SETTING(ENDPOINT)) == 0)
 	{
-		char	   *host;
-		int			port;
+		char *host;
+		int port;
 		const char *problem = pep_s3_endpoint_parse(value, &host, &port);
 
 		if (problem != NULL)
@@ -212,17 +208,16 @@ pep_s3_option_value(const PEPS3Option *opt, const char *value)
 	}
 	else if (strcmp(opt->name, "buckets") == 0)
 	{
-		List	   *names;
-		ListCell   *lc;
+		List *names;
+		ListCell *lc;
 
 		names = pep_s3_split_list(value);
-		foreach(lc, names)
+		foreach (lc, names)
 		{
 			const char *problem = pep_s3_bucket_problem(lfirst(lc));
 
 			if (problem != NULL)
-				pep_s3_bad_value(opt, value, psprintf("The bucket \"%s\" is not valid. %s",
-														 (char *) lfirst(lc), problem));
+				pep_s3_bad_value(opt, value, psprintf("The bucket \"%s\" is not valid. %s", (char *) lfirst(lc), problem));
 		}
 		return NULL;
 	}
@@ -234,8 +229,8 @@ static char *
 pep_s3_option_names(Oid catalog)
 {
 	StringInfoData buf;
-	int			n = 0;
-	int			total = 0;
+	int n = 0;
+	int total = 0;
 
 	for (int i = 0; i < lengthof(pep_s3_options); i++)
 		if (pep_s3_options[i].catalog == catalog)
@@ -245,7 +240,8 @@ pep_s3_option_names(Oid catalog)
 		if (pep_s3_options[i].catalog == catalog)
 		{
 			n++;
-			appendStringInfo(&buf, "%s%s", n == 1 ? "" : n == total ? " and " : ", ",
+			appendStringInfo(&buf, "%s%s", n == 1 ? "" : n == total ? " and "
+																	: ", ",
 							 pep_s3_options[i].name);
 		}
 	return buf.data;
@@ -255,11 +251,11 @@ pep_s3_option_names(Oid catalog)
 static char *
 pep_s3_get(List *options, const char *name)
 {
-	ListCell   *lc;
+	ListCell *lc;
 
-	foreach(lc, options)
+	foreach (lc, options)
 	{
-		DefElem    *def = lfirst_node(DefElem, lc);
+		DefElem *def = lfirst_node(DefElem, lc);
 
 		if (strcmp(def->defname, name) == 0)
 			return defGetString(def);
@@ -271,22 +267,19 @@ pep_s3_get(List *options, const char *name)
 static void
 pep_s3_check_options(List *options, Oid catalog)
 {
-	ListCell   *lc;
+	ListCell *lc;
 
-	foreach(lc, options)
+	foreach (lc, options)
 	{
-		DefElem    *def = lfirst_node(DefElem, lc);
+		DefElem *def = lfirst_node(DefElem, lc);
 		const PEPS3Option *opt = pep_s3_find_option(def->defname);
 
 		if (opt == NULL || opt->catalog != catalog)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
 					 errmsg("invalid option \"%s\"", def->defname),
-					 opt != NULL && opt->secret ?
-					 errdetail("Keys belong in a user mapping, whose options only its user and superusers can read.") : 0,
-					 catalog == ForeignServerRelationId ?
-					 errhint("Valid options for a server are %s.", pep_s3_option_names(catalog)) :
-					 errhint("Valid options for a user mapping are %s.", pep_s3_option_names(catalog))));
+					 opt != NULL && opt->secret ? errdetail("Keys belong in a user mapping, whose options only its user and superusers can read.") : 0,
+					 catalog == ForeignServerRelationId ? errhint("Valid options for a server are %s.", pep_s3_option_names(catalog)) : errhint("Valid options for a user mapping are %s.", pep_s3_option_names(catalog))));
 		(void) pep_s3_option_value(opt, defGetString(def));
 	}
 	if ((pep_s3_get(options, PEP_S3_SETTING(ACCESS_KEY_ID)) == NULL) !=
@@ -312,8 +305,8 @@ pep_s3_check_options(List *options, Oid catalog)
 Datum
 pep_s3_fdw_validator(PG_FUNCTION_ARGS)
 {
-	List	   *options = untransformRelOptions(PG_GETARG_DATUM(0));
-	Oid			catalog = PG_GETARG_OID(1);
+	List *options = untransformRelOptions(PG_GETARG_DATUM(0));
+	Oid catalog = PG_GETARG_OID(1);
 
 	if (catalog == ForeignServerRelationId || catalog == UserMappingRelationId)
 		pep_s3_check_options(options, catalog);
@@ -336,10 +329,10 @@ pep_s3_fdw_validator(PG_FUNCTION_ARGS)
 static List *
 pep_s3_user_mapping(Oid userid, ForeignServer *server)
 {
-	HeapTuple	tuple;
-	Datum		datum;
-	bool		isnull;
-	List	   *options = NIL;
+	HeapTuple tuple;
+	Datum datum;
+	bool isnull;
+	List *options = NIL;
 
 	tuple = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(userid),
 							ObjectIdGetDatum(server->serverid));
@@ -378,14 +371,14 @@ pep_s3_append_settings(StringInfo buf, List *options)
 static void
 pep_s3_check_bucket(ForeignServer *server, const char *bucket)
 {
-	char	   *buckets = pep_s3_get(server->options, "buckets");
-	List	   *names;
-	ListCell   *lc;
+	char *buckets = pep_s3_get(server->options, "buckets");
+	List *names;
+	ListCell *lc;
 
 	if (buckets == NULL)
 		return;
 	names = pep_s3_split_list(buckets);
-	foreach(lc, names)
+	foreach (lc, names)
 		if (strcmp(lfirst(lc), bucket) == 0)
 			return;
 	ereport(ERROR,
@@ -399,8 +392,8 @@ pep_s3_server_settings(PEPS3Target *t, const char *s3_server)
 {
 	ForeignServer *server;
 	ForeignDataWrapper *fdw;
-	AclResult	aclresult;
-	Oid			userid = GetUserId();
+	AclResult aclresult;
+	Oid userid = GetUserId();
 	StringInfoData buf;
 
 	t->settings = pstrdup("");
@@ -411,7 +404,7 @@ pep_s3_server_settings(PEPS3Target *t, const char *s3_server)
 	fdw = GetForeignDataWrapper(server->fdwid);
 	if (strcmp(fdw->fdwname, PEP_S3_FDW_NAME) != 0 ||
 		getExtensionOfObject(ForeignDataWrapperRelationId, fdw->fdwid) !=
-		get_extension_oid(PEP_EXTENSION_NAME, false))
+			get_extension_oid(PEP_EXTENSION_NAME, false))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("server \"%s\" is not an object storage server", server->servername),

@@ -51,13 +51,13 @@
 /* What the caller hands its sweep worker, and what the worker reports back. */
 typedef struct PEPSweepShared
 {
-	PEPJvmConfig jvm;			/* how the worker starts its JVM, checked */
-	char		ledger_path[MAXPGPATH];	/* the dead record */
-	char		url[sizeof(((PEPS3Target *) NULL)->url)];	/* the target it must name */
-	int			uploads_aborted;	/* set by the worker */
-	int			objects_deleted;	/* set by the worker */
-	bool		done;			/* the worker took every step */
-	char		settings[FLEXIBLE_ARRAY_MEMBER];	/* S3Settings lines; holds the secret */
+	PEPJvmConfig jvm;							   /* how the worker starts its JVM, checked */
+	char ledger_path[MAXPGPATH];				   /* the dead record */
+	char url[sizeof(((PEPS3Target *) NULL)->url)]; /* the target it must name */
+	int uploads_aborted;						   /* set by the worker */
+	int objects_deleted;						   /* set by the worker */
+	bool done;									   /* the worker took every step */
+	char settings[FLEXIBLE_ARRAY_MEMBER];		   /* S3Settings lines; holds the secret */
 } PEPSweepShared;
 
 PG_FUNCTION_INFO_V1(pep_s3_sweep);
@@ -81,8 +81,12 @@ static PEPJavaMethod pep_sweep_inject_fault_m = PEP_JNI_S3SWEEP_INJECT_FAULT;
 
 /* All of them, resolved when the sweep opens (as pep_s3worker.c does). */
 static PEPJavaMethod *const pep_sweep_methods[] = {
-	&pep_sweep_open_m, &pep_sweep_step_m, &pep_sweep_uploads_aborted_m,
-	&pep_sweep_objects_deleted_m, &pep_sweep_close_m, &pep_sweep_inject_fault_m,
+	&pep_sweep_open_m,
+	&pep_sweep_step_m,
+	&pep_sweep_uploads_aborted_m,
+	&pep_sweep_objects_deleted_m,
+	&pep_sweep_close_m,
+	&pep_sweep_inject_fault_m,
 };
 StaticAssertDecl(lengthof(pep_sweep_methods) == PEP_JNI_S3SWEEP_METHODS,
 				 "pep_sweep_methods must list every S3Sweep method in JniMethods.java");
@@ -132,9 +136,9 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 {
 	PEPSweepShared *shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SWEEP, false);
 	ErrorContextCallback errcallback;
-	jstring		jsettings;
-	jobject		sweep;
-	PEPFault	fault;
+	jstring jsettings;
+	jobject sweep;
+	PEPFault fault;
 
 	pgstat_report_appname("parallel_export_parquet sweep");
 	if (pep_activity_may_name_target())
@@ -160,7 +164,7 @@ pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (pep_fault_is(&fault, PEP_S3_FAULT(S3_SUCCESS_DENIED), ParallelWorkerNumber) ||
 		pep_fault_is(&fault, PEP_S3_FAULT(S3_DELETE_DENIED), ParallelWorkerNumber))
 	{
-		jstring		jpoint = pep_jvm_string(fault.point);
+		jstring jpoint = pep_jvm_string(fault.point);
 
 		pep_sweep_java_inject_fault(sweep, jpoint);
 		pep_jni_delete_local(jpoint);
@@ -190,7 +194,7 @@ pep_sweep_run(PEPS3Ledger *ledger, const PEPS3Target *target, const PEPJvmConfig
 			  int *aborted, int *deleted)
 {
 	const char *settings = target->settings != NULL ? target->settings : "";
-	Size		size = add_size(offsetof(PEPSweepShared, settings), strlen(settings) + 1);
+	Size size = add_size(offsetof(PEPSweepShared, settings), strlen(settings) + 1);
 	ParallelContext *pcxt;
 	PEPSweepShared *shared;
 
@@ -232,12 +236,12 @@ pep_s3_sweep(PG_FUNCTION_ARGS)
 	PEPS3Target target;
 	PEPS3Ledger ledger;
 	PEPJvmConfig jvm;
-	TupleDesc	desc;
-	Datum		values[4];
-	bool		nulls[4] = {0};
-	bool		dead = false;
-	int			aborted = 0;
-	int			deleted = 0;
+	TupleDesc desc;
+	Datum values[4];
+	bool nulls[4] = { 0 };
+	bool dead = false;
+	int aborted = 0;
+	int deleted = 0;
 
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_WRITE_SERVER_FILES))
 		ereport(ERROR,

@@ -16,4 +16,4 @@
 /* Sweeps the dead record the caller locked; run through a parallel context. */
 extern PGDLLEXPORT void pep_s3sweep_worker_main(dsm_segment *seg, shm_toc *toc);
 
-#endif							/* PEP_S3SWEEP_H */
+#endif /* PEP_S3SWEEP_H */

@@ -37,14 +37,14 @@
 
 #include "pep_s3front.h"
 
-#define PEP_S3_SCHEME			"s3://"
+#define PEP_S3_SCHEME "s3://"
 
 /*
  * The longest object name an export writes under its prefix:
  * "part-NNNNN-EXPORTID.parquet" with 5 digits and 12 hex digits (DESIGN.md,
  * "The export, step by step"); "_SUCCESS" is shorter.
  */
-#define PEP_S3_MAX_NAME_BYTES	(sizeof("part-00000-000000000000.parquet") - 1)
+#define PEP_S3_MAX_NAME_BYTES (sizeof("part-00000-000000000000.parquet") - 1)
 
 bool
 pep_s3_is_target(const char *directory)
@@ -55,14 +55,14 @@ pep_s3_is_target(const char *directory)
 static bool
 pep_s3_is_ipv4_shaped(const char *name)
 {
-	int			a,
-				b,
-				c,
-				d,
-				end = -1;
+	int a,
+		b,
+		c,
+		d,
+		end = -1;
 
 	return sscanf(name, "%d.%d.%d.%d%n", &a, &b, &c, &d, &end) == 4 &&
-		end == (int) strlen(name) && strspn(name, "0123456789.") == strlen(name);
+		   end == (int) strlen(name) && strspn(name, "0123456789.") == strlen(name);
 }
 
 /*
@@ -72,9 +72,9 @@ pep_s3_is_ipv4_shaped(const char *name)
 const char *
 pep_s3_bucket_problem(const char *bucket)
 {
-	static const char *const reserved_prefixes[] = {"xn--", "sthree-", "amzn-s3-demo-"};
-	static const char *const reserved_suffixes[] = {"-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"};
-	size_t		len = strlen(bucket);
+	static const char *const reserved_prefixes[] = { "xn--", "sthree-", "amzn-s3-demo-" };
+	static const char *const reserved_suffixes[] = { "-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3" };
+	size_t len = strlen(bucket);
 
 	if (len < 3 || len > 63)
 		return "A bucket name is 3 to 63 characters long.";
@@ -91,7 +91,7 @@ pep_s3_bucket_problem(const char *bucket)
 			return psprintf("Bucket names beginning with \"%s\" are reserved.", reserved_prefixes[i]);
 	for (int i = 0; i < lengthof(reserved_suffixes); i++)
 	{
-		size_t		slen = strlen(reserved_suffixes[i]);
+		size_t slen = strlen(reserved_suffixes[i]);
 
 		if (len > slen && strcmp(bucket + len - slen, reserved_suffixes[i]) == 0)
 			return psprintf("Bucket names ending in \"%s\" are reserved.", reserved_suffixes[i]);
@@ -102,13 +102,13 @@ pep_s3_bucket_problem(const char *bucket)
 List *
 pep_s3_split_list(const char *value)
 {
-	List	   *items = NIL;
-	char	   *item = pstrdup(value);
+	List *items = NIL;
+	char *item = pstrdup(value);
 
 	for (;;)
 	{
-		char	   *comma = strchr(item, ',');
-		char	   *end;
+		char *comma = strchr(item, ',');
+		char *end;
 
 		if (comma != NULL)
 			*comma = '\0';
@@ -147,7 +147,7 @@ pep_s3_prefix_problem(const char *prefix)
 	for (;;)
 	{
 		const char *slash = strchr(segment, '/');
-		size_t		seglen = slash ? (size_t) (slash - segment) : strlen(segment);
+		size_t seglen = slash ? (size_t) (slash - segment) : strlen(segment);
 
 		if (seglen == 0)
 			return "The key prefix contains an empty segment (a leading \"/\" or \"//\").";
@@ -166,11 +166,11 @@ pep_s3_parse(PEPS3Target *t, const char *directory)
 {
 	const char *rest = directory + strlen(PEP_S3_SCHEME);
 	const char *slash = strchr(rest, '/');
-	size_t		bucket_len = slash ? (size_t) (slash - rest) : strlen(rest);
+	size_t bucket_len = slash ? (size_t) (slash - rest) : strlen(rest);
 	const char *bucket_problem;
-	char	   *prefix;
-	char	   *utf8;
-	size_t		len;
+	char *prefix;
+	char *utf8;
+	size_t len;
 
 	/*
 	 * The text is valid in the database encoding; SQL_ASCII checks nothing.

@@ -18,18 +18,18 @@
 #define PEP_S3TARGET_H
 
 /* S3's longest object key, in bytes of UTF-8. */
-#define PEP_S3_MAX_KEY_BYTES	1024
+#define PEP_S3_MAX_KEY_BYTES 1024
 
 typedef struct PEPS3Target
 {
-	char		bucket[64];		/* validated bucket name */
-	char		prefix[1024];	/* key prefix in UTF-8, normalised to end in '/'
+	char bucket[64];		  /* validated bucket name */
+	char prefix[1024];		  /* key prefix in UTF-8, normalised to end in '/'
 								 * (or "" for the bucket root) */
-	char		url[1100];		/* "s3://bucket/prefix/", the only form messages show;
+	char url[1100];			  /* "s3://bucket/prefix/", the only form messages show;
 								 * in the database encoding */
-	char		server[NAMEDATALEN];	/* foreign server name, "" for the SDK's chain */
-	char		endpoint[512];	/* endpoint for display and for the ledger hash; "" = SDK default */
-	char	   *settings;		/* palloc'd S3Settings "key=value" lines; holds the secret:
+	char server[NAMEDATALEN]; /* foreign server name, "" for the SDK's chain */
+	char endpoint[512];		  /* endpoint for display and for the ledger hash; "" = SDK default */
+	char *settings;			  /* palloc'd S3Settings "key=value" lines; holds the secret:
 								 * goes only into the export's DSM, never into a message */
 } PEPS3Target;
 
@@ -45,4 +45,4 @@ extern bool pep_s3_is_target(const char *directory);
 extern void pep_s3_target_resolve(PEPS3Target *t, const char *directory,
 								  const char *s3_server);
 
-#endif							/* PEP_S3TARGET_H */
+#endif /* PEP_S3TARGET_H */

@@ -52,10 +52,10 @@
 
 struct PEPS3Worker
 {
-	PEPShared  *shared;			/* the export's shared state */
-	PEPS3Shared *s3;			/* its object-store part */
-	jobject		sink;			/* the worker's BatchSink */
-	jobject		export;			/* global ref to the S3Export */
+	PEPShared *shared; /* the export's shared state */
+	PEPS3Shared *s3;   /* its object-store part */
+	jobject sink;	   /* the worker's BatchSink */
+	jobject export;	   /* global ref to the S3Export */
 };
 
 /* Set once the worker saw COMMITTED: from then on nothing is undone. */
@@ -90,11 +90,22 @@ static PEPJavaMethod pep_s3w_undo_m = PEP_JNI_S3EXPORT_UNDO;
  * which cannot raise the error.  The count comes from JniMethods.java.
  */
 static PEPJavaMethod *const pep_s3w_methods[] = {
-	&pep_s3w_open_m, &pep_s3w_attach_m, &pep_s3w_start_sweep_m, &pep_s3w_sweep_step_m,
-	&pep_s3w_part_closed_m, &pep_s3w_start_checks_m, &pep_s3w_probe_m, &pep_s3w_first_key_m,
-	&pep_s3w_previous_problem_m, &pep_s3w_complete_all_m, &pep_s3w_write_success_m,
-	&pep_s3w_seal_with_m, &pep_s3w_supersede_m, &pep_s3w_delete_superseded_m,
-	&pep_s3w_inject_fault_m, &pep_s3w_undo_m,
+	&pep_s3w_open_m,
+	&pep_s3w_attach_m,
+	&pep_s3w_start_sweep_m,
+	&pep_s3w_sweep_step_m,
+	&pep_s3w_part_closed_m,
+	&pep_s3w_start_checks_m,
+	&pep_s3w_probe_m,
+	&pep_s3w_first_key_m,
+	&pep_s3w_previous_problem_m,
+	&pep_s3w_complete_all_m,
+	&pep_s3w_write_success_m,
+	&pep_s3w_seal_with_m,
+	&pep_s3w_supersede_m,
+	&pep_s3w_delete_superseded_m,
+	&pep_s3w_inject_fault_m,
+	&pep_s3w_undo_m,
 };
 StaticAssertDecl(lengthof(pep_s3w_methods) == PEP_JNI_S3EXPORT_METHODS,
 				 "pep_s3w_methods must list every S3Export method in JniMethods.java");
@@ -174,9 +185,9 @@ static void
 pep_s3w_exit(int code, Datum arg)
 {
 	PEPS3Worker *sw = (PEPS3Worker *) DatumGetPointer(arg);
-	jobject		left;
-	bool		failed;
-	bool		success_may_name_parts;
+	jobject left;
+	bool failed;
+	bool success_may_name_parts;
 
 	if (pep_s3w_committed)
 		return;
@@ -212,7 +223,7 @@ PEPS3Worker *
 pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 {
 	PEPS3Worker *sw = MemoryContextAllocZero(TopMemoryContext, sizeof(PEPS3Worker));
-	jstring		settings;
+	jstring settings;
 
 	sw->shared = shared;
 	sw->s3 = s3;
@@ -236,7 +247,7 @@ pep_s3w_open(PEPShared *shared, PEPS3Shared *s3)
 	/* Worker 0 seals _SUCCESS and checks the one an overwrite replaces (pep_s3seal.c). */
 	if (ParallelWorkerNumber == 0)
 	{
-		jstring		key = pep_jvm_string(s3->manifest_key);
+		jstring key = pep_jvm_string(s3->manifest_key);
 
 		pep_s3w_java_seal_with(sw->export, key);
 		pep_jni_delete_local(key);
@@ -267,7 +278,7 @@ pep_s3w_sweep(PEPS3Worker *sw)
 {
 	const char *what = psprintf("could not sweep what an earlier export into \"%s\" left",
 								sw->s3->url);
-	bool		more;
+	bool more;
 
 	(void) pep_s3w_call(sw, &pep_s3w_start_sweep_m, what);
 	do
@@ -293,8 +304,8 @@ void
 pep_s3w_check_target(PEPS3Worker *sw)
 {
 	PEPS3Shared *s3 = sw->s3;
-	char	   *first;
-	char	   *problem;
+	char *first;
+	char *problem;
 
 	(void) pep_s3w_call(sw, &pep_s3w_probe_m,
 						psprintf("could not reach bucket \"%s\" of \"%s\"", s3->bucket, s3->url));
@@ -325,7 +336,7 @@ pep_s3w_check_target(PEPS3Worker *sw)
 static char *
 pep_s3w_key(const PEPLedger *ledger, int entry)
 {
-	int			parent = ledger->entries[entry].parent;
+	int parent = ledger->entries[entry].parent;
 
 	if (parent < 0)
 		return pstrdup(pep_ledger_name(ledger, entry));
@@ -343,8 +354,8 @@ pep_s3w_key(const PEPLedger *ledger, int entry)
 void
 pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, char **display)
 {
-	char	   *name = (char *) pep_ledger_name(ledger, entry);
-	size_t		bytes;
+	char *name = (char *) pep_ledger_name(ledger, entry);
+	size_t bytes;
 
 	snprintf(name, PEP_LEDGER_NAME_LEN, "part-%05d-%s.parquet", entry, sw->s3->export_id);
 	*key = pep_s3w_key(ledger, entry);
@@ -363,7 +374,7 @@ pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, cha
 void
 pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
 {
-	PEPS3Part  *part = &pep_s3_parts(sw->s3)[entry];
+	PEPS3Part *part = &pep_s3_parts(sw->s3)[entry];
 
 	(void) pep_s3w_call(sw, &pep_s3w_part_closed_m, "could not hand over a finished part");
 	part->rows = rows;
@@ -375,7 +386,7 @@ pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
 void
 pep_s3w_inject_fault(PEPS3Worker *sw, const char *point)
 {
-	jstring		jpoint = pep_jvm_string(point);
+	jstring jpoint = pep_jvm_string(point);
 
 	pep_s3w_java_inject_fault(sw->export, jpoint);
 	pep_jni_delete_local(jpoint);
@@ -385,12 +396,12 @@ pep_s3w_inject_fault(PEPS3Worker *sw, const char *point)
 static void
 pep_s3w_wait_phase(PEPS3Worker *sw, int phase)
 {
-	PEPShared  *shared = sw->shared;
+	PEPShared *shared = sw->shared;
 
 	ConditionVariablePrepareToSleep(&shared->cv);
 	for (;;)
 	{
-		bool		reached;
+		bool reached;
 
 		SpinLockAcquire(&shared->mutex);
 		reached = sw->s3->phase >= phase;
@@ -412,19 +423,19 @@ static void
 pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 {
 	PEPS3Shared *s3 = sw->s3;
-	PEPS3Part  *parts = pep_s3_parts(s3);
-	int			nentries;
-	int			nparts = 0;
+	PEPS3Part *parts = pep_s3_parts(s3);
+	int nentries;
+	int nparts = 0;
 	const char **names;
-	int64	   *rows;
-	int64	   *bytes;
+	int64 *rows;
+	int64 *bytes;
 	jobjectArray jnames;
-	jlongArray	jrows;
-	jlongArray	jbytes;
-	jstring		jextension;
-	jstring		jpostgres;
+	jlongArray jrows;
+	jlongArray jbytes;
+	jstring jextension;
+	jstring jpostgres;
 	const char *what;
-	bool		undoing;
+	bool undoing;
 
 	SpinLockAcquire(&ledger->mutex);
 	nentries = ledger->nentries;
@@ -479,7 +490,7 @@ static void
 pep_s3w_delete_replaced(PEPS3Worker *sw, const PEPFault *fault)
 {
 	PEPS3Shared *s3 = sw->s3;
-	char	   *left;
+	char *left;
 
 	pep_fault_pause(fault, PEP_PAUSE_COMMITTED);
 	left = pep_s3w_call(sw, &pep_s3w_supersede_m, "could not delete the replaced export");
@@ -511,7 +522,7 @@ pep_s3w_delete_replaced(PEPS3Worker *sw, const PEPFault *fault)
 void
 pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 {
-	PEPShared  *shared = sw->shared;
+	PEPShared *shared = sw->shared;
 	PEPS3Shared *s3 = sw->s3;
 
 	pep_s3w_wait_phase(sw, PEP_S3_PUBLISH);
@@ -527,7 +538,7 @@ pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 		ConditionVariablePrepareToSleep(&shared->cv);
 		for (;;)
 		{
-			bool		all;
+			bool all;
 
 			SpinLockAcquire(&shared->mutex);
 			all = s3->npublished >= shared->nlaunched;

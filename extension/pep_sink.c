@@ -24,9 +24,9 @@
 
 struct PEPSink
 {
-	jobject		sink;			/* global ref to the BatchSink */
-	char	   *write_msg;		/* error message of a failed write of this part */
-	char	   *close_msg;		/* error message of a failed close of this part */
+	jobject sink;	 /* global ref to the BatchSink */
+	char *write_msg; /* error message of a failed write of this part */
+	char *close_msg; /* error message of a failed close of this part */
 };
 
 /*
@@ -117,18 +117,18 @@ pep_sink_java_part_to_finish(jobject sink)
 /* The column type trees in pre-order, every column's root included, as parallel arrays. */
 typedef struct PEPFlatNodes
 {
-	int			n;				/* nodes so far */
-	char	  **names;			/* per node: name */
-	int		   *kinds;			/* per node: PEPKind */
-	int		   *precisions;		/* per node: DECIMAL precision */
-	int		   *scales;			/* per node: DECIMAL scale */
-	int		   *nchildren;		/* per node: children, which follow it */
+	int n;			 /* nodes so far */
+	char **names;	 /* per node: name */
+	int *kinds;		 /* per node: PEPKind */
+	int *precisions; /* per node: DECIMAL precision */
+	int *scales;	 /* per node: DECIMAL scale */
+	int *nchildren;	 /* per node: children, which follow it */
 } PEPFlatNodes;
 
 static void
 pep_flatten_tree(PEPFlatNodes *flat, const PEPNode *node)
 {
-	int			i = flat->n++;
+	int i = flat->n++;
 
 	flat->names[i] = node->name;
 	flat->kinds[i] = node->kind;
@@ -142,15 +142,15 @@ pep_flatten_tree(PEPFlatNodes *flat, const PEPNode *node)
 PEPSink *
 pep_sink_create(PEPBatch *batch, const char *options)
 {
-	PEPSink    *sink = MemoryContextAllocZero(TopMemoryContext, sizeof(PEPSink));
-	int			n = batch->ncolumns;
+	PEPSink *sink = MemoryContextAllocZero(TopMemoryContext, sizeof(PEPSink));
+	int n = batch->ncolumns;
 	const char **names = palloc(sizeof(char *) * Max(n, 1));
 	const char **types = palloc(sizeof(char *) * Max(n, 1));
-	int		   *kinds = palloc(sizeof(int) * Max(n, 1));
-	int		   *precisions = palloc(sizeof(int) * Max(n, 1));
-	int		   *scales = palloc(sizeof(int) * Max(n, 1));
+	int *kinds = palloc(sizeof(int) * Max(n, 1));
+	int *precisions = palloc(sizeof(int) * Max(n, 1));
+	int *scales = palloc(sizeof(int) * Max(n, 1));
 	PEPFlatNodes flat;
-	int			nnodes = 0;
+	int nnodes = 0;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -203,7 +203,7 @@ pep_sink_create(PEPBatch *batch, const char *options)
 void
 pep_sink_open_part(PEPSink *sink, const char *path, const char *display)
 {
-	jstring		jpath = pep_jvm_string_utf8(path);
+	jstring jpath = pep_jvm_string_utf8(path);
 
 	if (sink->write_msg)
 		pfree(sink->write_msg);
@@ -222,7 +222,7 @@ pep_sink_write_batch(PEPSink *sink, PEPBatch *batch)
 {
 	if (batch->grown)
 	{
-		jobject		buffer = pep_jni_direct_buffer(batch->buf, batch->size);
+		jobject buffer = pep_jni_direct_buffer(batch->buf, batch->size);
 
 		pep_sink_java_set_buffer(sink->sink, buffer);
 		pep_jni_delete_local(buffer);
@@ -259,7 +259,7 @@ pep_sink_part_size(PEPSink *sink)
 uint64
 pep_sink_part_size_limit(PEPSink *sink)
 {
-	jlong		limit = pep_sink_java_part_size_limit(sink->sink);
+	jlong limit = pep_sink_java_part_size_limit(sink->sink);
 
 	return limit > 0 ? (uint64) limit : PG_UINT64_MAX;
 }

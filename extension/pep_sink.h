@@ -30,6 +30,6 @@ extern uint64 pep_sink_part_size(PEPSink *sink);
 extern uint64 pep_sink_part_size_limit(PEPSink *sink);
 extern jobject pep_sink_object(PEPSink *sink);
 extern void pep_sink_select_part(PEPSink *sink, int slot);
-extern int	pep_sink_part_to_finish(PEPSink *sink);
+extern int pep_sink_part_to_finish(PEPSink *sink);
 
-#endif							/* PEP_SINK_H */
+#endif /* PEP_SINK_H */

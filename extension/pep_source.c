@@ -64,10 +64,10 @@
 static bool
 pep_text_is_query(const char *text)
 {
-	static const char *const keywords[] = {"select", "with", "values", "table"};
+	static const char *const keywords[] = { "select", "with", "values", "table" };
 	const char *p = text;
 	const char *end = text + strlen(text);
-	bool		quoted = false;
+	bool quoted = false;
 
 	/* Surrounding white space never makes a name a query. */
 	while (end > text && isspace((unsigned char) end[-1]))
@@ -94,7 +94,7 @@ pep_text_is_query(const char *text)
 		return true;
 	for (int i = 0; i < lengthof(keywords); i++)
 	{
-		size_t		len = strlen(keywords[i]);
+		size_t len = strlen(keywords[i]);
 
 		if (pg_strncasecmp(p, keywords[i], len) == 0 &&
 			!isalnum((unsigned char) p[len]) && p[len] != '_' && p[len] != '$')
@@ -119,13 +119,13 @@ pep_text_is_query(const char *text)
 static bool
 pep_mostly_distinct(Relation rel, AttrNumber attnum, bool inherited)
 {
-	HeapTuple	tup = SearchSysCache3(STATRELATTINH,
-									  ObjectIdGetDatum(RelationGetRelid(rel)),
-									  Int16GetDatum(attnum),
-									  BoolGetDatum(inherited));
-	double		reltuples = rel->rd_rel->reltuples;
-	double		fraction;
-	float4		stadistinct;
+	HeapTuple tup = SearchSysCache3(STATRELATTINH,
+									ObjectIdGetDatum(RelationGetRelid(rel)),
+									Int16GetDatum(attnum),
+									BoolGetDatum(inherited));
+	double reltuples = rel->rd_rel->reltuples;
+	double fraction;
+	float4 stadistinct;
 
 	if (!HeapTupleIsValid(tup))
 		return false;
@@ -146,15 +146,15 @@ pep_mostly_distinct(Relation rel, AttrNumber attnum, bool inherited)
 static void
 pep_columns_from_rel(PEPSource *src, Relation rel)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-	bool		inherited = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
+	TupleDesc desc = RelationGetDescr(rel);
+	bool inherited = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
 
 	src->columns = palloc0(sizeof(PEPColumn) * Max(desc->natts, 1));
 	src->ncolumns = 0;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		PEPColumn  *col;
+		PEPColumn *col;
 
 		if (att->attisdropped)
 			continue;
@@ -176,19 +176,19 @@ pep_columns_from_rel(PEPSource *src, Relation rel)
 static int
 pep_origin_ndims(const TargetEntry *tle)
 {
-	Oid			relid = tle->resorigtbl;
-	AttrNumber	attnum = tle->resorigcol;
+	Oid relid = tle->resorigtbl;
+	AttrNumber attnum = tle->resorigcol;
 
 	/* a view of a view of ...: each step is one stored query */
 	for (int depth = 0; depth < 100 && OidIsValid(relid) && attnum > 0; depth++)
 	{
-		HeapTuple	tup;
-		int			ndims;
+		HeapTuple tup;
+		int ndims;
 
 		if (get_rel_relkind(relid) == RELKIND_VIEW)
 		{
-			Relation	view = relation_open(relid, AccessShareLock);
-			Query	   *viewquery = get_view_query(view);
+			Relation view = relation_open(relid, AccessShareLock);
+			Query *viewquery = get_view_query(view);
 			TargetEntry *inner = get_tle_by_resno(viewquery->targetList, attnum);
 
 			relid = inner != NULL ? inner->resorigtbl : InvalidOid;
@@ -215,7 +215,7 @@ static void
 pep_query_error_callback(void *arg)
 {
 	const char *query = (const char *) arg;
-	int			position = geterrposition();
+	int position = geterrposition();
 
 	if (position > 0)
 	{
@@ -236,12 +236,12 @@ static void
 pep_plan_query(PEPSource *src)
 {
 	ErrorContextCallback errcallback;
-	List	   *raw;
-	RawStmt    *stmt;
-	List	   *queries;
-	Query	   *query;
-	TupleDesc	desc;
-	ListCell   *tlc;
+	List *raw;
+	RawStmt *stmt;
+	List *queries;
+	Query *query;
+	TupleDesc desc;
+	ListCell *tlc;
 
 	errcallback.callback = pep_query_error_callback;
 	errcallback.arg = src->query;
@@ -320,8 +320,8 @@ pep_plan_query(PEPSource *src)
 static void
 pep_check_select(Relation rel)
 {
-	Oid			relid = RelationGetRelid(rel);
-	Oid			userid = GetUserId();
+	Oid relid = RelationGetRelid(rel);
+	Oid userid = GetUserId();
 
 	if (pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK)
 		return;
@@ -339,11 +339,11 @@ pep_check_select(Relation rel)
 static void
 pep_check_schema_usage(Relation rel)
 {
-	Oid			nsp = RelationGetNamespace(rel);
+	Oid nsp = RelationGetNamespace(rel);
 #if PG_VERSION_NUM >= 160000
-	AclResult	result = object_aclcheck(NamespaceRelationId, nsp, GetUserId(), ACL_USAGE);
+	AclResult result = object_aclcheck(NamespaceRelationId, nsp, GetUserId(), ACL_USAGE);
 #else
-	AclResult	result = pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE);
+	AclResult result = pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE);
 #endif
 
 	if (result != ACLCHECK_OK)
@@ -356,16 +356,16 @@ pep_heap_readable(Relation rel)
 {
 	return (rel->rd_rel->relkind == RELKIND_RELATION ||
 			rel->rd_rel->relkind == RELKIND_MATVIEW) &&
-		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP;
+		   rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP;
 }
 
 PEPSource *
 pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 {
-	PEPSource  *src = palloc0(sizeof(PEPSource));
-	Relation	rel;
-	char		relkind;
-	bool		heap = true;
+	PEPSource *src = palloc0(sizeof(PEPSource));
+	Relation rel;
+	char relkind;
+	bool heap = true;
 
 	/*
 	 * An index is refused here, not by table_open(): its message for one
@@ -415,13 +415,13 @@ pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 	else
 	{
 		/* A partitioned table: its leaves, locked like a SELECT would. */
-		List	   *all = find_all_inheritors(relid, AccessShareLock, NULL);
-		ListCell   *lc;
+		List *all = find_all_inheritors(relid, AccessShareLock, NULL);
+		ListCell *lc;
 
-		foreach(lc, all)
+		foreach (lc, all)
 		{
-			Oid			child = lfirst_oid(lc);
-			Relation	crel;
+			Oid child = lfirst_oid(lc);
+			Relation crel;
 
 			if (get_rel_relkind(child) == RELKIND_PARTITIONED_TABLE)
 				continue;
@@ -437,17 +437,17 @@ pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 
 	if (heap)
 	{
-		ListCell   *lc;
+		ListCell *lc;
 
 		pep_check_select(rel);
 		src->relid = relid;
 		src->parallel_workers = RelationGetParallelWorkers(rel, -1);
-		foreach(lc, src->leaves)
+		foreach (lc, src->leaves)
 		{
-			Relation	leaf = table_open(lfirst_oid(lc), NoLock);
+			Relation leaf = table_open(lfirst_oid(lc), NoLock);
 			BlockNumber pages;
-			double		tuples;
-			double		allvisfrac;
+			double tuples;
+			double allvisfrac;
 
 			src->pages += RelationGetNumberOfBlocks(leaf);
 			/* The planner's estimate of SELECT * FROM leaf: statistics scaled to today's size. */
@@ -476,9 +476,9 @@ pep_source_from_relid(Oid relid, const PEPTypeChoices *types)
 PEPSource *
 pep_source_from_text(const char *text, const PEPTypeChoices *types)
 {
-	PEPSource  *src;
-	List	   *names;
-	Oid			relid;
+	PEPSource *src;
+	List *names;
+	Oid relid;
 
 	if (text[strspn(text, " \t\r\n")] == '\0')
 		ereport(ERROR,

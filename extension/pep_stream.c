@@ -38,28 +38,28 @@
 #include "pep_stream.h"
 
 /* Bytes of tuples gathered before a chunk goes to a worker. */
-#define PEP_CHUNK_SIZE	(64 * 1024)
+#define PEP_CHUNK_SIZE (64 * 1024)
 /* Bytes sent between two progress reports: every few megabytes is plenty. */
-#define PEP_REPORT_BYTES	(2 * 1024 * 1024)
+#define PEP_REPORT_BYTES (2 * 1024 * 1024)
 
 typedef struct PEPStreamReceiver
 {
-	DestReceiver pub;			/* must be first */
-	shm_mq_handle **queues;		/* one per launched worker */
-	int			nqueues;		/* entries in queues */
-	int			next;			/* queue the next chunk goes to */
-	char	   *chunk;			/* chunk being filled */
-	Size		used;			/* bytes of chunk in use */
-	uint64		rows;			/* rows sent */
-	Size		unreported;		/* bytes sent since the last progress report */
-	MemoryContext row_context;	/* what one row needs, reset after it */
-	PEPShared  *shared;			/* the workers' reports, for progress */
+	DestReceiver pub;		   /* must be first */
+	shm_mq_handle **queues;	   /* one per launched worker */
+	int nqueues;			   /* entries in queues */
+	int next;				   /* queue the next chunk goes to */
+	char *chunk;			   /* chunk being filled */
+	Size used;				   /* bytes of chunk in use */
+	uint64 rows;			   /* rows sent */
+	Size unreported;		   /* bytes sent since the last progress report */
+	MemoryContext row_context; /* what one row needs, reset after it */
+	PEPShared *shared;		   /* the workers' reports, for progress */
 } PEPStreamReceiver;
 
 static void
 pep_stream_send(PEPStreamReceiver *r, const void *data, Size len)
 {
-	int			worker = r->next;
+	int worker = r->next;
 	shm_mq_result res = shm_mq_send(r->queues[worker], len, data, false, true);
 
 	if (res == SHM_MQ_DETACHED)
@@ -93,8 +93,8 @@ pep_stream_flush(PEPStreamReceiver *r)
 static MinimalTuple
 pep_stream_inline(TupleTableSlot *slot)
 {
-	TupleDesc	desc = slot->tts_tupleDescriptor;
-	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
+	TupleDesc desc = slot->tts_tupleDescriptor;
+	Datum *values = palloc(sizeof(Datum) * desc->natts);
 
 	slot_getallattrs(slot);
 	for (int i = 0; i < desc->natts; i++)
@@ -103,7 +103,7 @@ pep_stream_inline(TupleTableSlot *slot)
 		if (!slot->tts_isnull[i] && TupleDescAttr(desc, i)->attlen == -1 &&
 			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
 			values[i] = PointerGetDatum(detoast_external_attr((struct varlena *)
-															  DatumGetPointer(values[i])));
+																  DatumGetPointer(values[i])));
 	}
 	return pep_form_minimal_tuple(desc, values, slot->tts_isnull);
 }
@@ -113,9 +113,9 @@ pep_stream_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	PEPStreamReceiver *r = (PEPStreamReceiver *) self;
 	MemoryContext oldcontext = MemoryContextSwitchTo(r->row_context);
-	bool		should_free;	/* a copy, if made, goes with the row context */
+	bool should_free; /* a copy, if made, goes with the row context */
 	MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &should_free);
-	Size		len;
+	Size len;
 
 	if (tup->t_infomask & HEAP_HASEXTERNAL)
 		tup = pep_stream_inline(slot);
@@ -158,7 +158,7 @@ pep_stream_run(PlannedStmt *plan, const char *query, shm_mq_handle **queues, int
 			   PEPShared *shared)
 {
 	PEPStreamReceiver *r = palloc0(sizeof(PEPStreamReceiver));
-	QueryDesc  *qd;
+	QueryDesc *qd;
 
 	r->pub.receiveSlot = pep_stream_receive;
 	r->pub.rStartup = pep_stream_startup;

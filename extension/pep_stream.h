@@ -19,4 +19,4 @@
 extern uint64 pep_stream_run(PlannedStmt *plan, const char *query,
 							 shm_mq_handle **queues, int nqueues, PEPShared *shared);
 
-#endif							/* PEP_STREAM_H */
+#endif /* PEP_STREAM_H */

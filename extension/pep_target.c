@@ -42,5 +42,5 @@ pep_target_worker_methods(PEPTargetKind kind)
 	ereport(ERROR,
 			(errcode(ERRCODE_INTERNAL_ERROR),
 			 errmsg("unrecognized output target kind %d", (int) kind)));
-	return NULL;				/* keep compiler quiet */
+	return NULL; /* keep compiler quiet */
 }

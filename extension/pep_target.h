@@ -48,44 +48,44 @@ typedef struct PEPTarget PEPTarget;
 
 typedef struct PEPTargetMethods
 {
-	PEPTargetKind kind;			/* recorded in PEPShared for the workers */
+	PEPTargetKind kind; /* recorded in PEPShared for the workers */
 	/* Workers stay after writing, for publish and commit (else they exit). */
-	bool		workers_stay;
+	bool workers_stay;
 
 	/*
 	 * Check the target and make the leader's state, before the cleanup is
 	 * registered: whatever it rejects is never reached by cleanup.  What it
 	 * opens must close by itself on an error (transient files).
 	 */
-	PEPTarget  *(*guard) (const char *target, const PEPOptions *opts);
+	PEPTarget *(*guard)(const char *target, const PEPOptions *opts);
 	/* Inside the cleanup, before launch: take the lock, make staging. */
-	void		(*begin) (PEPTarget *target);
+	void (*begin)(PEPTarget *target);
 	/* Size the target's own DSM chunks; ledger_capacity as the ledger's. */
-	void		(*estimate_shm) (PEPTarget *target, ParallelContext *pcxt,
-								 int ledger_capacity, int npartition);
+	void (*estimate_shm)(PEPTarget *target, ParallelContext *pcxt,
+						 int ledger_capacity, int npartition);
 	/* Allocate, fill and insert them under the target's own keys. */
-	void		(*initialize_shm) (PEPTarget *target, ParallelContext *pcxt,
-								   PEPShared *shared, int ledger_capacity, int npartition);
+	void (*initialize_shm)(PEPTarget *target, ParallelContext *pcxt,
+						   PEPShared *shared, int ledger_capacity, int npartition);
 	/* The workers attached and were told how many they are. */
-	void		(*launched) (PEPTarget *target, PEPShared *shared, ParallelContext *pcxt);
+	void (*launched)(PEPTarget *target, PEPShared *shared, ParallelContext *pcxt);
 	/* Every worker finished writing: make the export complete, unpublished. */
-	void		(*seal) (PEPTarget *target, PEPLedger *ledger);
+	void (*seal)(PEPTarget *target, PEPLedger *ledger);
 	/* After the publishing pause: the step that can still fail cleanly. */
-	void		(*publish) (PEPTarget *target, PEPShared *shared, ParallelContext *pcxt,
-							const PEPFault *fault);
+	void (*publish)(PEPTarget *target, PEPShared *shared, ParallelContext *pcxt,
+					const PEPFault *fault);
 	/* With interrupts held, past the commit point: make it visible. */
-	void		(*commit) (PEPTarget *target, PEPShared *shared, ParallelContext *pcxt);
+	void (*commit)(PEPTarget *target, PEPShared *shared, ParallelContext *pcxt);
 	/*
 	 * The export failed and its workers are gone: remove what it made.
 	 * shared and ledger are NULL before launch.  Must not throw.
 	 */
-	void		(*cleanup) (PEPTarget *target, PEPShared *shared, PEPLedger *ledger);
+	void (*cleanup)(PEPTarget *target, PEPShared *shared, PEPLedger *ledger);
 } PEPTargetMethods;
 
 struct PEPTarget
 {
-	const PEPTargetMethods *methods;	/* the implementation */
-	const char *display;		/* the target as messages and the summary name it */
+	const PEPTargetMethods *methods; /* the implementation */
+	const char *display;			 /* the target as messages and the summary name it */
 };
 
 /* A worker's side; implementations extend it. */
@@ -98,48 +98,48 @@ typedef struct PEPWorkerTargetMethods
 	 * partition_memory and is freed only by finishing a part, so the sink
 	 * names parts to finish after each batch.
 	 */
-	bool		parts_hold_memory;
+	bool parts_hold_memory;
 
 	/* Before the JVM starts: find the target's DSM chunks, open what is local. */
-	PEPWorkerTarget *(*open) (PEPShared *shared, shm_toc *toc);
+	PEPWorkerTarget *(*open)(PEPShared *shared, shm_toc *toc);
 	/* The JVM is up: open its session; fault says which test hook is armed. */
-	void		(*start) (PEPWorkerTarget *wt, const PEPFault *fault);
+	void (*start)(PEPWorkerTarget *wt, const PEPFault *fault);
 	/* The sink exists: hand it what it writes through. */
-	void		(*attach) (PEPWorkerTarget *wt, struct PEPSink *sink);
+	void (*attach)(PEPWorkerTarget *wt, struct PEPSink *sink);
 	/* Worker 0, before it reports ready: check the target, sweep a dead export. */
-	void		(*check) (PEPWorkerTarget *wt);
+	void (*check)(PEPWorkerTarget *wt);
 	/* Called with PEPShared.mutex held: may rows be read yet (reads one field)? */
-	bool		(*ready) (PEPWorkerTarget *wt);
+	bool (*ready)(PEPWorkerTarget *wt);
 	/*
 	 * Partition folder entry, called name, in parent_entry's folder, at path:
 	 * make it if the store has folders.  True if this worker is the first
 	 * of the export to meet it (a leaf so met counts against max_partitions).
 	 */
-	bool		(*enter_folder) (PEPWorkerTarget *wt, PEPLedger *ledger, const char *path,
-								 const char *name, int parent_entry, int entry, bool leaf);
+	bool (*enter_folder)(PEPWorkerTarget *wt, PEPLedger *ledger, const char *path,
+						 const char *name, int parent_entry, int entry, bool leaf);
 	/*
 	 * Where the sink creates part entry (in folder, -1: none, at
 	 * folder_path) and how messages name it.
 	 */
-	void		(*name_part) (PEPWorkerTarget *wt, PEPLedger *ledger, int entry, int folder,
-							  const char *folder_path, char **path, char **display);
+	void (*name_part)(PEPWorkerTarget *wt, PEPLedger *ledger, int entry, int folder,
+					  const char *folder_path, char **path, char **display);
 	/* The sink created the part named last. */
-	void		(*part_opened) (PEPWorkerTarget *wt);
+	void (*part_opened)(PEPWorkerTarget *wt);
 	/* The open part is bytes_open bytes long now. */
-	void		(*part_grew) (PEPWorkerTarget *wt, PEPLedger *ledger, PEPOpenPart *part,
-							  int folder, uint64 bytes_open);
+	void (*part_grew)(PEPWorkerTarget *wt, PEPLedger *ledger, PEPOpenPart *part,
+					  int folder, uint64 bytes_open);
 	/* The sink finished part entry. */
-	void		(*part_closed) (PEPWorkerTarget *wt, int entry, uint64 rows, uint64 bytes);
+	void (*part_closed)(PEPWorkerTarget *wt, int entry, uint64 rows, uint64 bytes);
 	/* A batch went to the sink; batches so far, for the test hooks. */
-	void		(*batch_written) (PEPWorkerTarget *wt, PEPFault *fault, int64 batches,
-								  PEPShared *shared);
+	void (*batch_written)(PEPWorkerTarget *wt, PEPFault *fault, int64 batches,
+						  PEPShared *shared);
 	/* This worker is done writing: take part in the target's publication. */
-	void		(*publish) (PEPWorkerTarget *wt, PEPLedger *ledger, const PEPFault *fault);
+	void (*publish)(PEPWorkerTarget *wt, PEPLedger *ledger, const PEPFault *fault);
 } PEPWorkerTargetMethods;
 
 struct PEPWorkerTarget
 {
-	const PEPWorkerTargetMethods *methods;	/* the implementation */
+	const PEPWorkerTargetMethods *methods; /* the implementation */
 };
 
 /* pep_target.c */
@@ -152,4 +152,4 @@ extern const PEPWorkerTargetMethods pep_dir_worker_methods;
 extern const PEPTargetMethods pep_s3_target_methods;
 extern const PEPWorkerTargetMethods pep_s3_worker_methods;
 
-#endif							/* PEP_TARGET_H */
+#endif /* PEP_TARGET_H */

@@ -86,8 +86,8 @@ pep_set_decimal(PEPNode *node, int precision, int scale)
 static bool
 pep_numeric_decimal(int32 typmod, int *precision, int *scale)
 {
-	int			p;
-	int			s;
+	int p;
+	int s;
 
 	if (typmod < (int32) VARHDRSZ)
 		return false;
@@ -148,8 +148,8 @@ pep_compat_as_text(Oid basetypid, const PEPTypeChoices *types)
 static int
 pep_domain_ndims(Oid typid)
 {
-	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
-	int			ndims;
+	HeapTuple tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	int ndims;
 
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for type %u", typid);
@@ -170,7 +170,7 @@ pep_resolve_list(PEPNode *node, Oid elemtype, int32 typmod, int ndims,
 	node->children = palloc(sizeof(PEPNode *));
 	if (ndims > 1)
 	{
-		PEPNode    *inner = palloc0(sizeof(PEPNode));
+		PEPNode *inner = palloc0(sizeof(PEPNode));
 
 		/* a sub-array is not a datum: only its storage facts are the array's */
 		inner->name = pstrdup("element");
@@ -199,11 +199,11 @@ PEPNode *
 pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 				 const PEPTypeChoices *types)
 {
-	PEPNode    *node = palloc0(sizeof(PEPNode));
-	int32		basetypmod = typmod;
-	Oid			basetypid = getBaseTypeAndTypmod(typid, &basetypmod);
-	Oid			elemtype;
-	char		typtype;
+	PEPNode *node = palloc0(sizeof(PEPNode));
+	int32 basetypmod = typmod;
+	Oid basetypid = getBaseTypeAndTypmod(typid, &basetypmod);
+	Oid elemtype;
+	char typtype;
 
 	/* composites nest composites and arrays without a bound */
 	check_stack_depth();
@@ -260,16 +260,16 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 			node->kind = PEP_KIND_UUID;
 			break;
 		case NUMERICOID:
-			{
-				int			precision;
-				int			scale;
+		{
+			int precision;
+			int scale;
 
-				if (pep_numeric_decimal(basetypmod, &precision, &scale))
-					pep_set_decimal(node, precision, scale);
-				else
-					pep_numeric_fallback(node, types);
-				break;
-			}
+			if (pep_numeric_decimal(basetypmod, &precision, &scale))
+				pep_set_decimal(node, precision, scale);
+			else
+				pep_numeric_fallback(node, types);
+			break;
+		}
 		case TEXTOID:
 		case VARCHAROID:
 		case BPCHAROID:
@@ -305,7 +305,7 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 			}
 			else if (typtype == TYPTYPE_COMPOSITE)
 			{
-				TupleDesc	desc = lookup_rowtype_tupdesc_copy(basetypid, basetypmod);
+				TupleDesc desc = lookup_rowtype_tupdesc_copy(basetypid, basetypmod);
 
 				node->kind = PEP_KIND_STRUCT;
 				node->form = PEP_FORM_NESTED;
@@ -353,8 +353,8 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 
 	if (node->form == PEP_FORM_OUTPUT)
 	{
-		Oid			outfunc;
-		bool		isvarlena;
+		Oid outfunc;
+		bool isvarlena;
 
 		getTypeOutputInfo(typid, &outfunc, &isvarlena);
 		fmgr_info(outfunc, &node->outfn);
@@ -366,7 +366,7 @@ pep_resolve_tree(const char *name, Oid typid, int32 typmod, int ndims,
 int
 pep_tree_count(const PEPNode *node)
 {
-	int			n = 1;
+	int n = 1;
 
 	for (int i = 0; i < node->nchildren; i++)
 		n += pep_tree_count(node->children[i]);
@@ -377,7 +377,7 @@ pep_tree_count(const PEPNode *node)
 uint32
 pep_tree_hash(const PEPNode *node, uint32 hash)
 {
-	uint32		facts[5] = {node->kind, node->precision, node->scale, node->nchildren, node->ndims};
+	uint32 facts[5] = { node->kind, node->precision, node->scale, node->nchildren, node->ndims };
 
 	hash = hash_combine(hash, hash_bytes((const unsigned char *) facts, sizeof(facts)));
 	hash = hash_combine(hash, hash_bytes((const unsigned char *) node->name, strlen(node->name)));
@@ -390,7 +390,7 @@ void
 pep_resolve_column(PEPColumn *col, int attidx, const char *name, Oid typid, int32 typmod,
 				   int ndims, const PEPTypeChoices *types)
 {
-	PEPNode    *root = pep_resolve_tree(name, typid, typmod, ndims, types);
+	PEPNode *root = pep_resolve_tree(name, typid, typmod, ndims, types);
 
 	memset(col, 0, sizeof(PEPColumn));
 	col->attidx = attidx;
@@ -454,13 +454,13 @@ pep_kind_width(int kind)
 			return PEP_VAR_SLOT_WIDTH;
 	}
 	elog(ERROR, "unsupported kind: %d", kind);
-	return 0;					/* keep compiler quiet */
+	return 0; /* keep compiler quiet */
 }
 
 bool
 pep_kind_is_var(int kind)
 {
 	return kind == PEP_KIND_DECIMAL || kind == PEP_KIND_STRING ||
-		kind == PEP_KIND_JSON || kind == PEP_KIND_BYTES ||
-		kind == PEP_KIND_ENUM || kind == PEP_KIND_LIST || kind == PEP_KIND_STRUCT;
+		   kind == PEP_KIND_JSON || kind == PEP_KIND_BYTES ||
+		   kind == PEP_KIND_ENUM || kind == PEP_KIND_LIST || kind == PEP_KIND_STRUCT;
 }

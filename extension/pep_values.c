@@ -140,20 +140,20 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 			pep_put_datum(PEP_PLACE_DATUM8, value, dst);
 			break;
 		case PEP_KIND_TIMETZ:
-			{
-				TimeTzADT  *t = DatumGetTimeTzADTP(value);
-				/* zone is seconds west of UTC: local time + zone = UTC */
-				int64		v = t->time + (int64) t->zone * USECS_PER_SEC;
+		{
+			TimeTzADT *t = DatumGetTimeTzADTP(value);
+			/* zone is seconds west of UTC: local time + zone = UTC */
+			int64 v = t->time + (int64) t->zone * USECS_PER_SEC;
 
-				/* into the day; 24:00 stays 24:00 only where it was 24:00 UTC already */
-				if (v < 0)
-					v += USECS_PER_DAY;
-				else if (v > USECS_PER_DAY ||
-						 (v == USECS_PER_DAY && t->time != USECS_PER_DAY))
-					v -= USECS_PER_DAY;
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+			/* into the day; 24:00 stays 24:00 only where it was 24:00 UTC already */
+			if (v < 0)
+				v += USECS_PER_DAY;
+			else if (v > USECS_PER_DAY ||
+					 (v == USECS_PER_DAY && t->time != USECS_PER_DAY))
+				v -= USECS_PER_DAY;
+			memcpy(dst, &v, sizeof(v));
+			break;
+		}
 		case PEP_KIND_FLOAT64:
 			/* numeric only arrives here when the caller chose DOUBLE for it */
 			if (node->basetypid == NUMERICOID)
@@ -176,28 +176,28 @@ pep_put_fixed(const PEPNode *node, const char *column, Datum value, char *dst)
 			}
 			break;
 		case PEP_KIND_INTERVAL:
-			{
-				Interval   *iv = DatumGetIntervalP(value);
+		{
+			Interval *iv = DatumGetIntervalP(value);
 
 #ifdef INTERVAL_NOT_FINITE
-				if (INTERVAL_NOT_FINITE(iv))
-					pep_refuse_infinite(column, "an infinite interval");
+			if (INTERVAL_NOT_FINITE(iv))
+				pep_refuse_infinite(column, "an infinite interval");
 #endif
-				memcpy(dst, &iv->month, sizeof(int32));
-				memcpy(dst + 4, &iv->day, sizeof(int32));
-				memcpy(dst + 8, &iv->time, sizeof(int64));
-				break;
-			}
+			memcpy(dst, &iv->month, sizeof(int32));
+			memcpy(dst + 4, &iv->day, sizeof(int32));
+			memcpy(dst + 8, &iv->time, sizeof(int64));
+			break;
+		}
 		case PEP_KIND_UUID:
 			pep_put_datum(PEP_PLACE_UUID, value, dst);
 			break;
 		case PEP_KIND_DECIMAL64:
-			{
-				int64		v = pep_numeric_unscaled(value, node->precision, node->scale, column);
+		{
+			int64 v = pep_numeric_unscaled(value, node->precision, node->scale, column);
 
-				memcpy(dst, &v, sizeof(v));
-				break;
-			}
+			memcpy(dst, &v, sizeof(v));
+			break;
+		}
 		default:
 			elog(ERROR, "unsupported fixed kind: %d", node->kind);
 	}
@@ -213,18 +213,18 @@ const char *
 pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
 {
 	const char *ptr;
-	int			dbenc;
+	int dbenc;
 
 	switch (node->form)
 	{
 		case PEP_FORM_VARLENA:
-			{
-				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+		{
+			struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 
-				ptr = VARDATA_ANY(v);
-				*len = VARSIZE_ANY_EXHDR(v);
-				break;
-			}
+			ptr = VARDATA_ANY(v);
+			*len = VARSIZE_ANY_EXHDR(v);
+			break;
+		}
 		case PEP_FORM_NAME:
 			ptr = NameStr(*DatumGetName(value));
 			*len = strlen(ptr);
@@ -257,7 +257,7 @@ pep_leaf_bytes(const PEPNode *node, const char *column, Datum value, Size *len)
 		return ptr;
 	}
 	{
-		char	   *utf8 = pg_server_to_any(ptr, (int) *len, PG_UTF8);
+		char *utf8 = pg_server_to_any(ptr, (int) *len, PG_UTF8);
 
 		if (utf8 != ptr)
 		{

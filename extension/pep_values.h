@@ -50,8 +50,8 @@ typedef enum PEPPlace
 } PEPPlace;
 
 /* Days and microseconds between the PostgreSQL and Unix epochs. */
-#define PEP_EPOCH_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
-#define PEP_EPOCH_USECS		((int64) PEP_EPOCH_DAYS * USECS_PER_DAY)
+#define PEP_EPOCH_DAYS	(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
+#define PEP_EPOCH_USECS ((int64) PEP_EPOCH_DAYS * USECS_PER_DAY)
 
 extern PEPPlace pep_value_place(const PEPNode *node);
 
@@ -74,44 +74,44 @@ pep_put_datum(PEPPlace place, Datum value, char *dst)
 			*dst = DatumGetBool(value) ? 1 : 0;
 			return false;
 		case PEP_PLACE_DATUM2:
-			{
-				int16		v = DatumGetInt16(value);
+		{
+			int16 v = DatumGetInt16(value);
 
-				memcpy(dst, &v, sizeof(v));
-				return false;
-			}
+			memcpy(dst, &v, sizeof(v));
+			return false;
+		}
 		case PEP_PLACE_DATUM4:
-			{
-				int32		v = DatumGetInt32(value);
+		{
+			int32 v = DatumGetInt32(value);
 
-				memcpy(dst, &v, sizeof(v));
-				return false;
-			}
+			memcpy(dst, &v, sizeof(v));
+			return false;
+		}
 		case PEP_PLACE_DATUM8:
-			{
-				int64		v = DatumGetInt64(value);
+		{
+			int64 v = DatumGetInt64(value);
 
-				memcpy(dst, &v, sizeof(v));
-				return false;
-			}
+			memcpy(dst, &v, sizeof(v));
+			return false;
+		}
 		case PEP_PLACE_DATE:
-			{
-				DateADT		d = DatumGetDateADT(value);
-				/* unsigned: the sum of a refused value may wrap */
-				int32		v = (int32) ((uint32) d + PEP_EPOCH_DAYS);
+		{
+			DateADT d = DatumGetDateADT(value);
+			/* unsigned: the sum of a refused value may wrap */
+			int32 v = (int32) ((uint32) d + PEP_EPOCH_DAYS);
 
-				memcpy(dst, &v, sizeof(v));
-				return (d == DATEVAL_NOBEGIN) | (d == DATEVAL_NOEND);
-			}
+			memcpy(dst, &v, sizeof(v));
+			return (d == DATEVAL_NOBEGIN) | (d == DATEVAL_NOEND);
+		}
 		case PEP_PLACE_TIMESTAMP:
-			{
-				int64		ts = DatumGetInt64(value);
-				int64		v = (int64) ((uint64) ts + PEP_EPOCH_USECS);
+		{
+			int64 ts = DatumGetInt64(value);
+			int64 v = (int64) ((uint64) ts + PEP_EPOCH_USECS);
 
-				memcpy(dst, &v, sizeof(v));
-				/* DT_NOEND is among those the move overflows */
-				return (ts == DT_NOBEGIN) | (ts > PG_INT64_MAX - PEP_EPOCH_USECS);
-			}
+			memcpy(dst, &v, sizeof(v));
+			/* DT_NOEND is among those the move overflows */
+			return (ts == DT_NOBEGIN) | (ts > PG_INT64_MAX - PEP_EPOCH_USECS);
+		}
 		case PEP_PLACE_UUID:
 			memcpy(dst, DatumGetUUIDP(value)->data, UUID_LEN);
 			return false;
@@ -140,4 +140,4 @@ pep_varlena_bytes(const PEPNode *node, const char *column, Datum value, Size *le
 	return VARDATA_ANY(v);
 }
 
-#endif							/* PEP_VALUES_H */
+#endif /* PEP_VALUES_H */

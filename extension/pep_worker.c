@@ -56,26 +56,26 @@
 /* Everything one worker keeps while it runs. */
 typedef struct PEPWorker
 {
-	PEPShared  *shared;			/* the export's shared state */
-	PEPLedger  *ledger;			/* the export's ledger */
-	PEPWorkerSlot *slot;		/* what this worker reports */
-	PEPBatch   *batch;			/* the batch being filled */
-	PEPSink    *sink;			/* the Java writer */
-	PEPWorkerTarget *target;	/* where the parts go (pep_target.h) */
-	PEPOpenPart *part;			/* the current part: only's, or its folder's */
-	PEPOpenPart only;			/* the part of an unpartitioned export */
-	PEPFault	fault;			/* injected fault, if any */
-	uint64		part_limit;		/* a part ends past this: file_size_bytes, or what its file holds */
-	MemoryContext row_context;	/* reset after every row */
-	bool		part_open;		/* a part is being written */
-	const PEPColumn *columns;	/* every column of the source */
-	PEPRoute   *route;			/* partition_by: rows by folder; else NULL */
-	PEPLeaf    *leaf;			/* the folder being written to */
-	PEPLeaf   **slots;			/* the folder of each Java part slot, or NULL */
-	int			nslots;			/* Java part slots */
-	uint64		clock;			/* ticks at each folder written to, for LRU */
-	int64		batches;		/* batches written */
-	uint64		rows;			/* rows written */
+	PEPShared *shared;		   /* the export's shared state */
+	PEPLedger *ledger;		   /* the export's ledger */
+	PEPWorkerSlot *slot;	   /* what this worker reports */
+	PEPBatch *batch;		   /* the batch being filled */
+	PEPSink *sink;			   /* the Java writer */
+	PEPWorkerTarget *target;   /* where the parts go (pep_target.h) */
+	PEPOpenPart *part;		   /* the current part: only's, or its folder's */
+	PEPOpenPart only;		   /* the part of an unpartitioned export */
+	PEPFault fault;			   /* injected fault, if any */
+	uint64 part_limit;		   /* a part ends past this: file_size_bytes, or what its file holds */
+	MemoryContext row_context; /* reset after every row */
+	bool part_open;			   /* a part is being written */
+	const PEPColumn *columns;  /* every column of the source */
+	PEPRoute *route;		   /* partition_by: rows by folder; else NULL */
+	PEPLeaf *leaf;			   /* the folder being written to */
+	PEPLeaf **slots;		   /* the folder of each Java part slot, or NULL */
+	int nslots;				   /* Java part slots */
+	uint64 clock;			   /* ticks at each folder written to, for LRU */
+	int64 batches;			   /* batches written */
+	uint64 rows;			   /* rows written */
 } PEPWorker;
 
 static void
@@ -87,7 +87,7 @@ pep_worker_error_context(void *arg)
 static void
 pep_worker_close_part(PEPWorker *w)
 {
-	uint64		bytes;
+	uint64 bytes;
 
 	if (pep_fault_strikes(&w->fault, "close_error", w->shared))
 		ereport(ERROR,
@@ -123,7 +123,7 @@ pep_worker_enter_leaf(PEPWorker *w, PEPLeaf *leaf)
 static void
 pep_worker_finish_slot(PEPWorker *w, int s)
 {
-	PEPLeaf    *current = w->leaf;
+	PEPLeaf *current = w->leaf;
 
 	if (w->slots[s] == NULL)
 		ereport(ERROR,
@@ -142,8 +142,8 @@ pep_worker_finish_slot(PEPWorker *w, int s)
 static int
 pep_worker_take_slot(PEPWorker *w)
 {
-	PEPLeaf    *leaf = w->leaf;
-	int			victim = -1;
+	PEPLeaf *leaf = w->leaf;
+	int victim = -1;
 
 	for (int s = 0; s < w->nslots; s++)
 	{
@@ -170,10 +170,10 @@ pep_worker_take_slot(PEPWorker *w)
 static void
 pep_worker_open_part(PEPWorker *w)
 {
-	int			folder = w->leaf != NULL ? w->leaf->entry : -1;
-	int			entry = pep_ledger_enter(w->ledger, PEP_LEDGER_PART, folder, NULL);
-	char	   *path;
-	char	   *display_path;
+	int folder = w->leaf != NULL ? w->leaf->entry : -1;
+	int entry = pep_ledger_enter(w->ledger, PEP_LEDGER_PART, folder, NULL);
+	char *path;
+	char *display_path;
 
 	if (w->leaf != NULL)
 		(void) pep_worker_take_slot(w);
@@ -252,7 +252,7 @@ pep_worker_flush(PEPWorker *w)
 	 */
 	if (w->target->methods->parts_hold_memory && w->route != NULL)
 	{
-		int			s;
+		int s;
 
 		while ((s = pep_sink_part_to_finish(w->sink)) >= 0)
 			pep_worker_finish_slot(w, s);
@@ -292,16 +292,16 @@ pep_worker_batch_row(PEPWorker *w, Datum *values, bool *isnull)
 static void
 pep_worker_write_round(PEPWorker *w)
 {
-	PEPLeaf   **leaves;
-	int			nleaves = pep_route_group(w->route, &leaves);
+	PEPLeaf **leaves;
+	int nleaves = pep_route_group(w->route, &leaves);
 
 	for (int l = 0; l < nleaves; l++)
 	{
 		pep_worker_enter_leaf(w, leaves[l]);
 		for (int i = 0; i < leaves[l]->nrows; i++)
 		{
-			Datum	   *values;
-			bool	   *isnull;
+			Datum *values;
+			bool *isnull;
 
 			pep_route_row(w->route, leaves[l], i, &values, &isnull);
 			pep_worker_batch_row(w, values, isnull);
@@ -316,7 +316,7 @@ static void
 pep_worker_add(PEPWorker *w, Datum *values, bool *isnull)
 {
 	MemoryContext old;
-	bool		full;
+	bool full;
 
 	if (w->route == NULL)
 	{
@@ -355,9 +355,9 @@ pep_worker_finish(PEPWorker *w)
 static void
 pep_worker_scan(PEPWorker *w, char *scan_area)
 {
-	PEPShared  *shared = w->shared;
-	Relation	parent = table_open(shared->relid, AccessShareLock);
-	TupleDesc	parent_desc = RelationGetDescr(parent);
+	PEPShared *shared = w->shared;
+	Relation parent = table_open(shared->relid, AccessShareLock);
+	TupleDesc parent_desc = RelationGetDescr(parent);
 
 	if (shared->npartition > 0)
 		w->route = pep_route_create(shared, w->ledger, w->columns, CreateTupleDescCopy(parent_desc),
@@ -365,7 +365,7 @@ pep_worker_scan(PEPWorker *w, char *scan_area)
 
 	for (int i = 0; i < shared->nleaves; i++)
 	{
-		Relation	rel = table_open(shared->leaves[i], AccessShareLock);
+		Relation rel = table_open(shared->leaves[i], AccessShareLock);
 		ParallelTableScanDesc pscan = (ParallelTableScanDesc) (scan_area + shared->scan_offsets[i]);
 		TableScanDesc scan = table_beginscan_parallel(rel, pscan);
 		TupleTableSlot *slot = table_slot_create(rel, NULL);
@@ -403,10 +403,10 @@ pep_worker_scan(PEPWorker *w, char *scan_area)
 static void
 pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPColumn *columns)
 {
-	PEPShared  *shared = w->shared;
-	shm_mq	   *mq = (shm_mq *) (queue_area + (Size) ParallelWorkerNumber * PEP_QUEUE_SIZE);
+	PEPShared *shared = w->shared;
+	shm_mq *mq = (shm_mq *) (queue_area + (Size) ParallelWorkerNumber * PEP_QUEUE_SIZE);
 	shm_mq_handle *mqh;
-	TupleDesc	desc = CreateTemplateTupleDesc(shared->ncolumns);
+	TupleDesc desc = CreateTemplateTupleDesc(shared->ncolumns);
 	TupleTableSlot *slot;
 
 	for (int c = 0; c < shared->ncolumns; c++)
@@ -421,11 +421,11 @@ pep_worker_receive(PEPWorker *w, dsm_segment *seg, char *queue_area, const PEPCo
 
 	for (;;)
 	{
-		Size		nbytes;
-		void	   *data;
+		Size nbytes;
+		void *data;
 		shm_mq_result res = shm_mq_receive(mqh, &nbytes, &data, false);
-		Size		off = 0;
-		bool		done;
+		Size off = 0;
+		bool done;
 
 		if (res == SHM_MQ_DETACHED)
 		{
@@ -472,11 +472,11 @@ pep_worker_start_barrier(PEPShared *shared, PEPWorkerTarget *target)
 	ConditionVariablePrepareToSleep(&shared->cv);
 	for (;;)
 	{
-		bool		all;
+		bool all;
 
 		SpinLockAcquire(&shared->mutex);
 		all = shared->nlaunched >= 0 && shared->nready >= shared->nlaunched &&
-			(target->methods->ready == NULL || target->methods->ready(target));
+			  (target->methods->ready == NULL || target->methods->ready(target));
 		SpinLockRelease(&shared->mutex);
 		if (all)
 			break;
@@ -488,13 +488,13 @@ pep_worker_start_barrier(PEPShared *shared, PEPWorkerTarget *target)
 void
 pep_worker_main(dsm_segment *seg, shm_toc *toc)
 {
-	PEPWorker	w;
+	PEPWorker w;
 	const PEPWorkerTargetMethods *target;
-	PEPColumn  *columns;
+	PEPColumn *columns;
 	ErrorContextCallback errcallback;
-	bool		write_empty;
-	PEPColumn  *file_columns;
-	int			nfile_columns;
+	bool write_empty;
+	PEPColumn *file_columns;
+	int nfile_columns;
 
 	memset(&w, 0, sizeof(w));
 	w.shared = shm_toc_lookup(toc, PARALLEL_KEY_PEP_SHARED, false);

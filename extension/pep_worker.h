@@ -18,4 +18,4 @@
 
 extern PGDLLEXPORT void pep_worker_main(dsm_segment *seg, shm_toc *toc);
 
-#endif							/* PEP_WORKER_H */
+#endif /* PEP_WORKER_H */

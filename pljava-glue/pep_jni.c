@@ -58,11 +58,11 @@ pep_jni_prepare(PEPJavaMethod *m, jobject self, const char *returns)
 }
 
 void
-pep_jni_call_void(PEPJavaMethod *m, jobject self, const char *what,...)
+pep_jni_call_void(PEPJavaMethod *m, jobject self, const char *what, ...)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	va_list		args;
-	sigset_t	saved;
+	JNIEnv *env = pep_jvm_env();
+	va_list args;
+	sigset_t saved;
 
 	pep_jni_prepare(m, self, "V");
 	va_start(args, what);
@@ -76,12 +76,12 @@ pep_jni_call_void(PEPJavaMethod *m, jobject self, const char *what,...)
 }
 
 jobject
-pep_jni_call_object(PEPJavaMethod *m, jobject self, const char *what,...)
+pep_jni_call_object(PEPJavaMethod *m, jobject self, const char *what, ...)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	va_list		args;
-	sigset_t	saved;
-	jobject		result;
+	JNIEnv *env = pep_jvm_env();
+	va_list args;
+	sigset_t saved;
+	jobject result;
 
 	pep_jni_prepare(m, self, "L[");
 	va_start(args, what);
@@ -96,12 +96,12 @@ pep_jni_call_object(PEPJavaMethod *m, jobject self, const char *what,...)
 }
 
 bool
-pep_jni_call_boolean(PEPJavaMethod *m, jobject self, const char *what,...)
+pep_jni_call_boolean(PEPJavaMethod *m, jobject self, const char *what, ...)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	va_list		args;
-	sigset_t	saved;
-	jboolean	result;
+	JNIEnv *env = pep_jvm_env();
+	va_list args;
+	sigset_t saved;
+	jboolean result;
 
 	pep_jni_prepare(m, self, "Z");
 	va_start(args, what);
@@ -116,12 +116,12 @@ pep_jni_call_boolean(PEPJavaMethod *m, jobject self, const char *what,...)
 }
 
 jint
-pep_jni_call_int(PEPJavaMethod *m, jobject self, const char *what,...)
+pep_jni_call_int(PEPJavaMethod *m, jobject self, const char *what, ...)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	va_list		args;
-	sigset_t	saved;
-	jint		result;
+	JNIEnv *env = pep_jvm_env();
+	va_list args;
+	sigset_t saved;
+	jint result;
 
 	pep_jni_prepare(m, self, "I");
 	va_start(args, what);
@@ -136,12 +136,12 @@ pep_jni_call_int(PEPJavaMethod *m, jobject self, const char *what,...)
 }
 
 jlong
-pep_jni_call_long(PEPJavaMethod *m, jobject self, const char *what,...)
+pep_jni_call_long(PEPJavaMethod *m, jobject self, const char *what, ...)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	va_list		args;
-	sigset_t	saved;
-	jlong		result;
+	JNIEnv *env = pep_jvm_env();
+	va_list args;
+	sigset_t saved;
+	jlong result;
 
 	pep_jni_prepare(m, self, "J");
 	va_start(args, what);
@@ -156,12 +156,12 @@ pep_jni_call_long(PEPJavaMethod *m, jobject self, const char *what,...)
 }
 
 jobject
-pep_jni_call_object_noerror(PEPJavaMethod *m, jobject self, bool *failed,...)
+pep_jni_call_object_noerror(PEPJavaMethod *m, jobject self, bool *failed, ...)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	va_list		args;
-	sigset_t	saved;
-	jobject		result;
+	JNIEnv *env = pep_jvm_env();
+	va_list args;
+	sigset_t saved;
+	jobject result;
 
 	Assert(m->id != NULL && !m->is_static && self != NULL);
 	va_start(args, failed);
@@ -175,9 +175,9 @@ pep_jni_call_object_noerror(PEPJavaMethod *m, jobject self, bool *failed,...)
 jobject
 pep_jni_global(jobject local)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jobject		global;
-	sigset_t	saved;
+	JNIEnv *env = pep_jvm_env();
+	jobject global;
+	sigset_t saved;
 
 	pep_jvm_call_begin(&saved);
 	global = (*env)->NewGlobalRef(env, local);
@@ -193,7 +193,7 @@ pep_jni_global(jobject local)
 void
 pep_jni_delete_local(jobject local)
 {
-	JNIEnv	   *env = pep_jvm_env();
+	JNIEnv *env = pep_jvm_env();
 
 	if (local != NULL)
 		(*env)->DeleteLocalRef(env, local);
@@ -202,7 +202,7 @@ pep_jni_delete_local(jobject local)
 void
 pep_jni_delete_global(jobject global)
 {
-	JNIEnv	   *env = pep_jvm_env();
+	JNIEnv *env = pep_jvm_env();
 
 	if (global != NULL)
 		(*env)->DeleteGlobalRef(env, global);
@@ -222,10 +222,10 @@ pep_jni_allocated(sigset_t *saved, void *made)
 jintArray
 pep_jni_int_array(const int *values, int n)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jint	   *tmp = palloc(sizeof(jint) * Max(n, 1));
-	jintArray	arr;
-	sigset_t	saved;
+	JNIEnv *env = pep_jvm_env();
+	jint *tmp = palloc(sizeof(jint) * Max(n, 1));
+	jintArray arr;
+	sigset_t saved;
 
 	for (int i = 0; i < n; i++)
 		tmp[i] = values[i];
@@ -241,10 +241,10 @@ pep_jni_int_array(const int *values, int n)
 jlongArray
 pep_jni_long_array(const int64 *values, int n)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jlong	   *tmp = palloc(sizeof(jlong) * Max(n, 1));
-	jlongArray	arr;
-	sigset_t	saved;
+	JNIEnv *env = pep_jvm_env();
+	jlong *tmp = palloc(sizeof(jlong) * Max(n, 1));
+	jlongArray arr;
+	sigset_t saved;
 
 	for (int i = 0; i < n; i++)
 		tmp[i] = (jlong) values[i];
@@ -259,12 +259,12 @@ pep_jni_long_array(const int64 *values, int n)
 
 /* A String[] of values, each made a Java string by make. */
 static jobjectArray
-pep_jni_array_of(const char *const *values, int n, jstring (*make) (const char *))
+pep_jni_array_of(const char *const *values, int n, jstring (*make)(const char *))
 {
 	static jclass string_class = NULL;
-	JNIEnv	   *env = pep_jvm_env();
+	JNIEnv *env = pep_jvm_env();
 	jobjectArray arr;
-	sigset_t	saved;
+	sigset_t saved;
 
 	if (string_class == NULL)
 		string_class = pep_jvm_class("java/lang/String");
@@ -273,7 +273,7 @@ pep_jni_array_of(const char *const *values, int n, jstring (*make) (const char *
 	pep_jni_allocated(&saved, arr);
 	for (int i = 0; i < n; i++)
 	{
-		jstring		s = make(values[i]);
+		jstring s = make(values[i]);
 
 		pep_jvm_call_begin(&saved);
 		(*env)->SetObjectArrayElement(env, arr, i, s);
@@ -298,9 +298,9 @@ pep_jni_utf8_array(const char *const *values, int n)
 jobject
 pep_jni_direct_buffer(void *address, Size size)
 {
-	JNIEnv	   *env = pep_jvm_env();
-	jobject		buffer;
-	sigset_t	saved;
+	JNIEnv *env = pep_jvm_env();
+	jobject buffer;
+	sigset_t saved;
 
 	pep_jvm_call_begin(&saved);
 	buffer = (*env)->NewDirectByteBuffer(env, address, (jlong) size);
@@ -311,10 +311,10 @@ pep_jni_direct_buffer(void *address, Size size)
 char *
 pep_jni_cstring(jstring s)
 {
-	JNIEnv	   *env = pep_jvm_env();
+	JNIEnv *env = pep_jvm_env();
 	const char *utf;
-	char	   *result;
-	sigset_t	saved;
+	char *result;
+	sigset_t saved;
 
 	if (s == NULL)
 		return NULL;

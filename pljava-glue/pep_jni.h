@@ -40,23 +40,27 @@
 /* A Java method that C calls; resolved on first use or by pep_jni_resolve. */
 typedef struct PEPJavaMethod
 {
-	const char *class_name;		/* "org/parallelexport/parquet/BatchSink" */
-	const char *name;			/* "openPart" */
-	const char *descriptor;		/* "(Ljava/lang/String;)V" */
-	bool		is_static;		/* a static method: called with a NULL object */
-	jclass		cls;			/* global reference, once resolved */
-	jmethodID	id;				/* once resolved */
+	const char *class_name; /* "org/parallelexport/parquet/BatchSink" */
+	const char *name;		/* "openPart" */
+	const char *descriptor; /* "(Ljava/lang/String;)V" */
+	bool is_static;			/* a static method: called with a NULL object */
+	jclass cls;				/* global reference, once resolved */
+	jmethodID id;			/* once resolved */
 } PEPJavaMethod;
 
-#define PEP_JAVA_METHOD(class_name, name, descriptor) \
-	{(class_name), (name), (descriptor), false, NULL, NULL}
-#define PEP_JAVA_STATIC(class_name, name, descriptor) \
-	{(class_name), (name), (descriptor), true, NULL, NULL}
+#define PEP_JAVA_METHOD(class_name, name, descriptor)         \
+	{                                                         \
+		(class_name), (name), (descriptor), false, NULL, NULL \
+	}
+#define PEP_JAVA_STATIC(class_name, name, descriptor)        \
+	{                                                        \
+		(class_name), (name), (descriptor), true, NULL, NULL \
+	}
 
 /* Descriptor pieces for the types that cross the boundary. */
-#define PEP_JSTRING			"Ljava/lang/String;"
-#define PEP_JSTRING_ARRAY	"[Ljava/lang/String;"
-#define PEP_JBYTEBUFFER		"Ljava/nio/ByteBuffer;"
+#define PEP_JSTRING		  "Ljava/lang/String;"
+#define PEP_JSTRING_ARRAY "[Ljava/lang/String;"
+#define PEP_JBYTEBUFFER	  "Ljava/nio/ByteBuffer;"
 
 /* Resolve m now, or raise ERROR: for callers that must not fail later. */
 extern void pep_jni_resolve(PEPJavaMethod *m);
@@ -104,4 +108,4 @@ extern jstring pep_jvm_string(const char *s);
 extern jstring pep_jvm_string_utf8(const char *utf8);
 extern char *pep_jni_cstring(jstring s);
 
-#endif							/* PEP_JNI_H */
+#endif /* PEP_JNI_H */

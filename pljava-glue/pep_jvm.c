@@ -63,7 +63,7 @@
 #define PEP_JVM_GLUE
 #include "pep_jvm_internal.h"
 
-typedef jint (*pep_create_vm_fn) (JavaVM **vm, void **env, void *args);
+typedef jint (*pep_create_vm_fn)(JavaVM **vm, void **env, void *args);
 
 static JavaVM *pep_vm = NULL;
 static JNIEnv *pep_env = NULL;
@@ -107,16 +107,16 @@ static jint pep_jvm_vfprintf(FILE *fp, const char *format, va_list args) pg_attr
 static jint
 pep_jvm_vfprintf(FILE *fp, const char *format, va_list args)
 {
-	char		line[512];
-	va_list		copy;
-	int			n;
+	char line[512];
+	va_list copy;
+	int n;
 
 	va_copy(copy, args);
 	n = vsnprintf(line, sizeof(line), format, copy);
 	va_end(copy);
 	if (n > 0 && pthread_mutex_trylock(&pep_output_lock) == 0)
 	{
-		size_t		len = Min((size_t) n, sizeof(line) - 1);
+		size_t len = Min((size_t) n, sizeof(line) - 1);
 
 		if (pep_starting)
 		{
@@ -149,8 +149,8 @@ pep_set_starting(bool starting)
 static const char *
 pep_jvm_output(void)
 {
-	char	   *text;
-	size_t		len;
+	char *text;
+	size_t len;
 
 	pthread_mutex_lock(&pep_output_lock);
 	text = pstrdup(pep_output);
@@ -201,9 +201,9 @@ pep_jvm_abort_hook(void)
 List *
 pep_jvm_split_options(const char *options)
 {
-	char	   *copy = pstrdup(options ? options : "");
-	char	   *save = NULL;
-	List	   *split = NIL;
+	char *copy = pstrdup(options ? options : "");
+	char *save = NULL;
+	List *split = NIL;
 
 	for (char *tok = strtok_r(copy, PEP_JVM_OPTION_SEPARATORS, &save); tok;
 		 tok = strtok_r(NULL, PEP_JVM_OPTION_SEPARATORS, &save))
@@ -216,9 +216,9 @@ pep_jvm_split_options(const char *options)
 static int
 pep_split_options(const char *options, JavaVMOption *opts, int nopts, int max)
 {
-	ListCell   *lc;
+	ListCell *lc;
 
-	foreach(lc, pep_jvm_split_options(options))
+	foreach (lc, pep_jvm_split_options(options))
 	{
 		if (nopts >= max)
 			ereport(ERROR,
@@ -239,8 +239,8 @@ pep_split_options(const char *options, JavaVMOption *opts, int nopts, int max)
 static int
 pep_check_readable(const char *path, struct stat *st)
 {
-	int			fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int			save_errno;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int save_errno;
 
 	if (fd < 0)
 		return -1;
@@ -312,15 +312,15 @@ pep_jvm_start(const PEPJvmConfig *config)
 {
 	const char *libjvm_path = config->libjvm_path;
 	const char *options = config->options;
-	void	   *handle;
+	void *handle;
 	pep_create_vm_fn create_vm;
 	JavaVMOption opts[PEP_JVM_MAX_OPTIONS];
 	JavaVMInitArgs args;
-	int			nopts = 0;
-	jint		rc;
-	sigset_t	block;
-	sigset_t	saved;
-	jclass		throwable;
+	int nopts = 0;
+	jint rc;
+	sigset_t block;
+	sigset_t saved;
+	jclass throwable;
 
 	if (pep_vm != NULL)
 		return;
@@ -400,26 +400,25 @@ pep_jvm_env(void)
 static int
 pep_exception_sqlstate(jthrowable exc)
 {
-	JNIEnv	   *env = pep_env;
+	JNIEnv *env = pep_env;
 	static const struct
 	{
 		const char *class_name;
-		int			sqlstate;
-	}			map[] =
-	{
-		{"java/lang/OutOfMemoryError", ERRCODE_OUT_OF_MEMORY},
-		{"java/lang/IllegalArgumentException", ERRCODE_DATA_EXCEPTION},
-		{"java/lang/ArithmeticException", ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE},
+		int sqlstate;
+	} map[] = {
+		{ "java/lang/OutOfMemoryError", ERRCODE_OUT_OF_MEMORY },
+		{ "java/lang/IllegalArgumentException", ERRCODE_DATA_EXCEPTION },
+		{ "java/lang/ArithmeticException", ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE },
 		/* before IOException, which it extends (parquet-writer's DiskFullException.java) */
-		{PEP_JNI_CLASS_DISK_FULL_EXCEPTION, ERRCODE_DISK_FULL},
-		{"java/io/IOException", ERRCODE_IO_ERROR},
-		{"java/io/UncheckedIOException", ERRCODE_IO_ERROR},
+		{ PEP_JNI_CLASS_DISK_FULL_EXCEPTION, ERRCODE_DISK_FULL },
+		{ "java/io/IOException", ERRCODE_IO_ERROR },
+		{ "java/io/UncheckedIOException", ERRCODE_IO_ERROR },
 	};
 
 	for (int i = 0; i < lengthof(map); i++)
 	{
-		jclass		cls = (*env)->FindClass(env, map[i].class_name);
-		bool		match;
+		jclass cls = (*env)->FindClass(env, map[i].class_name);
+		bool match;
 
 		if (cls == NULL)
 		{
@@ -438,9 +437,9 @@ pep_exception_sqlstate(jthrowable exc)
 static char *
 pep_exception_text(jthrowable exc)
 {
-	JNIEnv	   *env = pep_env;
-	jstring		jtext;
-	char	   *text = pstrdup("a Java exception that could not be described");
+	JNIEnv *env = pep_env;
+	jstring jtext;
+	char *text = pstrdup("a Java exception that could not be described");
 
 	if (pep_throwable_tostring == NULL)
 		return text;
@@ -467,8 +466,8 @@ pep_exception_text(jthrowable exc)
 static jthrowable
 pep_exception_cause(jthrowable exc)
 {
-	JNIEnv	   *env = pep_env;
-	jthrowable	cause;
+	JNIEnv *env = pep_env;
+	jthrowable cause;
 
 	if (pep_throwable_getcause == NULL)
 		return NULL;
@@ -495,14 +494,14 @@ pep_exception_cause(jthrowable exc)
 static void
 pep_describe_exception(StringInfo buf, jthrowable exc, int depth, int *sqlstate)
 {
-	JNIEnv	   *env = pep_env;
-	jthrowable	cur = exc;
+	JNIEnv *env = pep_env;
+	jthrowable cur = exc;
 
 	for (int i = 0; cur != NULL && i < PEP_EXCEPTION_DEPTH - depth; i++)
 	{
-		int			state = pep_exception_sqlstate(cur);
+		int state = pep_exception_sqlstate(cur);
 		jobjectArray suppressed;
-		jthrowable	next;
+		jthrowable next;
 
 		if (state == ERRCODE_OUT_OF_MEMORY ||
 			(state == ERRCODE_DISK_FULL && *sqlstate != ERRCODE_OUT_OF_MEMORY) ||
@@ -512,17 +511,16 @@ pep_describe_exception(StringInfo buf, jthrowable exc, int depth, int *sqlstate)
 			appendStringInfoString(buf, i == 0 ? "; suppressed: " : "; caused by: ");
 		appendStringInfoString(buf, pep_exception_text(cur));
 
-		suppressed = pep_throwable_getsuppressed == NULL ? NULL :
-			(jobjectArray) (*env)->CallObjectMethod(env, cur, pep_throwable_getsuppressed);
+		suppressed = pep_throwable_getsuppressed == NULL ? NULL : (jobjectArray) (*env)->CallObjectMethod(env, cur, pep_throwable_getsuppressed);
 		if ((*env)->ExceptionCheck(env))
 			(*env)->ExceptionClear(env);
 		else if (suppressed != NULL)
 		{
-			jsize		n = (*env)->GetArrayLength(env, suppressed);
+			jsize n = (*env)->GetArrayLength(env, suppressed);
 
 			for (jsize k = 0; k < n && depth + i + 1 < PEP_EXCEPTION_DEPTH; k++)
 			{
-				jthrowable	s = (jthrowable) (*env)->GetObjectArrayElement(env, suppressed, k);
+				jthrowable s = (jthrowable) (*env)->GetObjectArrayElement(env, suppressed, k);
 
 				if (s != NULL)
 				{
@@ -554,8 +552,8 @@ pep_describe_exception(StringInfo buf, jthrowable exc, int depth, int *sqlstate)
 static char *
 pep_take_exception(int *sqlstate)
 {
-	JNIEnv	   *env = pep_env;
-	jthrowable	exc = (*env)->ExceptionOccurred(env);
+	JNIEnv *env = pep_env;
+	jthrowable exc = (*env)->ExceptionOccurred(env);
 	StringInfoData buf;
 
 	(*env)->ExceptionClear(env);
@@ -576,14 +574,14 @@ pep_take_exception(int *sqlstate)
 jclass
 pep_jvm_class(const char *name)
 {
-	JNIEnv	   *env = pep_env;
-	jclass		local = (*env)->FindClass(env, name);
-	jclass		global;
+	JNIEnv *env = pep_env;
+	jclass local = (*env)->FindClass(env, name);
+	jclass global;
 
 	if (local == NULL)
 	{
-		int			sqlstate;
-		char	   *detail = pep_take_exception(&sqlstate);
+		int sqlstate;
+		char *detail = pep_take_exception(&sqlstate);
 
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -599,15 +597,15 @@ pep_jvm_class(const char *name)
 jmethodID
 pep_jvm_method(jclass cls, const char *name, const char *sig, bool is_static)
 {
-	JNIEnv	   *env = pep_env;
-	jmethodID	m;
+	JNIEnv *env = pep_env;
+	jmethodID m;
 
 	m = is_static ? (*env)->GetStaticMethodID(env, cls, name, sig)
-		: (*env)->GetMethodID(env, cls, name, sig);
+				  : (*env)->GetMethodID(env, cls, name, sig);
 	if (m == NULL)
 	{
-		int			sqlstate;
-		char	   *detail = pep_take_exception(&sqlstate);
+		int sqlstate;
+		char *detail = pep_take_exception(&sqlstate);
 
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
@@ -621,7 +619,7 @@ pep_jvm_method(jclass cls, const char *name, const char *sig, bool is_static)
 void
 pep_jvm_call_begin(sigset_t *saved)
 {
-	sigset_t	block;
+	sigset_t block;
 
 	pep_async_signals(&block);
 	pthread_sigmask(SIG_BLOCK, &block, saved);
@@ -634,18 +632,17 @@ pep_jvm_call_end(sigset_t *saved, const char *what)
 
 	if ((*pep_env)->ExceptionCheck(pep_env))
 	{
-		int			sqlstate;
-		char	   *detail = pep_take_exception(&sqlstate);
+		int sqlstate;
+		char *detail = pep_take_exception(&sqlstate);
 
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("%s", what),
 				 errdetail("Java exception: %s", detail),
-				 sqlstate == ERRCODE_OUT_OF_MEMORY ?
-				 errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes or file_size_bytes.",
-						 "parallel_export_parquet.jvm_options") :
-				 sqlstate == ERRCODE_DISK_FULL ?
-				 errhint("Free space on the file system of the target directory, or export into another one.") : 0));
+				 sqlstate == ERRCODE_OUT_OF_MEMORY ? errhint("The worker's Java heap is exhausted. Raise its maximum with -Xmx in \"%s\", or lower row_group_bytes or file_size_bytes.",
+															 "parallel_export_parquet.jvm_options")
+				 : sqlstate == ERRCODE_DISK_FULL   ? errhint("Free space on the file system of the target directory, or export into another one.")
+												   : 0));
 	}
 }
 
@@ -663,11 +660,11 @@ pep_jvm_call_end_noerror(sigset_t *saved)
 static jstring
 pep_jvm_string_bytes(const char *utf8, jsize len)
 {
-	JNIEnv	   *env = pep_env;
-	jbyteArray	bytes;
-	jstring		charset;
-	jstring		result;
-	sigset_t	saved;
+	JNIEnv *env = pep_env;
+	jbyteArray bytes;
+	jstring charset;
+	jstring result;
+	sigset_t saved;
 
 	pep_jvm_call_begin(&saved);
 	bytes = (*env)->NewByteArray(env, len);
@@ -689,7 +686,7 @@ pep_jvm_string_bytes(const char *utf8, jsize len)
 jstring
 pep_jvm_string(const char *s)
 {
-	char	   *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
+	char *utf8 = pg_server_to_any(s, strlen(s), PG_UTF8);
 
 	return pep_jvm_string_bytes(utf8, (jsize) strlen(utf8));
 }
@@ -701,7 +698,7 @@ pep_jvm_string(const char *s)
 jstring
 pep_jvm_string_utf8(const char *utf8)
 {
-	size_t		len = strlen(utf8);
+	size_t len = strlen(utf8);
 
 	if (!pg_verify_mbstr(PG_UTF8, utf8, len, true))
 		elog(ERROR, "a name handed to the java virtual machine is not valid UTF-8");

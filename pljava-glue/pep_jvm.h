@@ -29,7 +29,7 @@
  * beyond the glue's own four and the extension's own few, with room to
  * spare.
  */
-#define PEP_JVM_MAX_OPTIONS 64
+#define PEP_JVM_MAX_OPTIONS		 64
 #define PEP_JVM_MAX_USER_OPTIONS 48
 
 /* Room for a worker's JVM options, the AppCDS archive's included. */
@@ -38,9 +38,9 @@
 /* How a worker starts its JVM; fixed-size, so it can sit in shared memory. */
 typedef struct PEPJvmConfig
 {
-	char		libjvm_path[MAXPGPATH];	/* the shared library to load */
-	char		class_path[MAXPGPATH];	/* the jar */
-	char		options[PEP_JVM_OPTIONS_LEN];	/* white-space separated */
+	char libjvm_path[MAXPGPATH];	   /* the shared library to load */
+	char class_path[MAXPGPATH];		   /* the jar */
+	char options[PEP_JVM_OPTIONS_LEN]; /* white-space separated */
 } PEPJvmConfig;
 
 /*
@@ -62,4 +62,4 @@ extern List *pep_jvm_split_options(const char *options);
 /* Start the JVM once per process, as config says.  Raises ERROR on any failure. */
 extern void pep_jvm_start(const PEPJvmConfig *config);
 
-#endif							/* PEP_JVM_H */
+#endif /* PEP_JVM_H */

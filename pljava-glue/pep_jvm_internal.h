@@ -44,4 +44,4 @@ extern void pep_jvm_call_begin(sigset_t *saved);
 extern void pep_jvm_call_end(sigset_t *saved, const char *what);
 extern bool pep_jvm_call_end_noerror(sigset_t *saved);
 
-#endif							/* PEP_JVM_INTERNAL_H */
+#endif /* PEP_JVM_INTERNAL_H */
