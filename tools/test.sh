@@ -22,7 +22,7 @@
 #   7. tools/cluster.sh stop
 #
 # Ends with the line "N passed, N failed, N skipped" summing pgTAP tests,
-# Surefire tests and harness checks, and exits non-zero on any failure (or
+# TAP tests, Surefire tests and harness checks, and exits non-zero on any failure (or
 # when no test ran). Stage logs go to $PEP_LOGS (default /tmp/pep-test-logs),
 # the server log included.
 #
