@@ -24,16 +24,11 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
 # shellcheck source=lib/s3case.sh
 source "$here/lib/s3case.sh"
 
-s3case_setup s3_exit
+ROWS=200000
+s3case_setup --duck s3_exit pep_s3 "$ROWS"
 
 # --- SIGKILL of a worker once _SUCCESS is out: the record survives, the next export sweeps it.
 app=pep_s3_sigkill

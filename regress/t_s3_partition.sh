@@ -21,16 +21,11 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
 # shellcheck source=lib/s3case.sh
 source "$here/lib/s3case.sh"
 
-s3case_setup s3_partition
+ROWS=200000
+s3case_setup --duck s3_partition pep_s3 "$ROWS"
 
 # --- partition_by: every leaf's parts are uploads under prefix/region=.../d=.../.
 sql "DROP TABLE IF EXISTS pep_s3_part;
@@ -67,9 +62,7 @@ assert_s3_tree() {
 		problems+="a part outside two partition folders: $listed"$'\n'
 	[[ "$(sed -n 's/^partition //p' <<<"$manifest" | sort)" == "$(sed 's|/[^/]*$||' <<<"$listed" | sort)" ]] ||
 		problems+="the manifest's partitions are not its parts' folders: $manifest"$'\n'
-	[[ "$(awk '$1 == "part" { n += $(NF - 1) } END { print n }' <<<"$manifest")" == "$rows" &&
-		"$(awk '$1 == "rows" { print $2 }' <<<"$manifest")" == "$rows" ]] ||
-		problems+="manifest rows do not add up to $rows"$'\n'
+	manifest_rows "$manifest" "$rows" || problems+="manifest rows do not add up to $rows"$'\n'
 	[[ -z "$problems" ]]
 	ok $? "$what" "$problems"
 }

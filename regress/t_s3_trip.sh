@@ -30,16 +30,11 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
 # shellcheck source=lib/s3case.sh
 source "$here/lib/s3case.sh"
 
-s3case_setup s3_trip
+ROWS=200000
+s3case_setup --duck s3_trip pep_s3 "$ROWS"
 sql "DROP TABLE IF EXISTS pep_s3_types;
 	CREATE TABLE pep_s3_types AS
 	SELECT g AS id,
