@@ -68,7 +68,9 @@ is(kill('KILL', $pid), 1, 'sigkill: the caller backend was sent SIGKILL');
 # A connection attempt only (no query): psql gives up before reading its
 # input while the server restarts.
 ok($node->poll_query_until('postgres', undef, ''), 'sigkill: the server accepts connections again');
-ok($node->log_contains(qr/server process \(PID $pid\) was terminated by signal 9/, $offset)
+# PostgreSQL 18 names the process by its type ("client backend (PID
+# ...)"), earlier versions as "server process (PID ...)".
+ok($node->log_contains(qr/ \(PID $pid\) was terminated by signal 9/, $offset)
 	  && $node->log_contains(qr/all server processes terminated; reinitializing/, $offset),
 	'sigkill: premise: the postmaster reinitialized after the kill');
 eval { $bg->quit };
