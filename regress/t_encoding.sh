@@ -44,22 +44,9 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
+# shellcheck source=lib/s3case.sh
+source "$here/lib/s3case.sh"
 
-WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/encoding"
-S3DIR="$WORK/s3proxy"
-S3PORT=$((PEP_PORT + 1000))
-BUCKET=lake
-JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-JAVAC="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
-LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"
-PAUSE_MARK='parallel_export_parquet fault injection: pause publishing'
 ROWS=2000
 export PGCLIENTENCODING=UTF8
 
@@ -68,46 +55,16 @@ DBS=(postgres pep_enc_latin1 pep_enc_euc_jp pep_enc_sql_ascii)
 declare -A ENCODING=([pep_enc_latin1]=LATIN1 [pep_enc_euc_jp]=EUC_JP [pep_enc_sql_ascii]=SQL_ASCII)
 declare -A WORD=([postgres]=café [pep_enc_latin1]=café [pep_enc_euc_jp]=データ [pep_enc_sql_ascii]=café)
 
-fresh_work pep_enc_unused 1
-
-restart_cluster() {
-	env -u AWS_ENDPOINT_URL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION "$@" \
-		bash -c "source '$here/../tools/cluster.sh' && pep_pg_ctl -l '$PEP_LOG' -w -t 60 restart >/dev/null"
-}
-finish() {
-	s3look_stop
-	"$here/lib/s3proxy.sh" stop "$S3DIR"
-	restart_cluster
+s3case_cleanup() {
 	for db in "${!ENCODING[@]}"; do
 		sql "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
 	done
 	sql "DROP TABLE IF EXISTS pep_enc, pep_enc_unused" >/dev/null 2>&1
 }
-trap finish EXIT
-
-"$here/lib/s3proxy.sh" start "$S3DIR" "$S3PORT" "$BUCKET" || exit 1
-set -a
-# shellcheck source=/dev/null
-source "$S3DIR/s3proxy.env"
-set +a
-restart_cluster AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
-	AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 || exit 1
-"$JAVAC" -nowarn -cp "$JAR" -d "$WORK/tools" "$here/s3proxy/S3Look.java" "$here/s3proxy/S3Forge.java" || exit 1
-s3look_start "$WORK" "$JAR:$WORK/tools" || exit 1
-# S3Forge takes its prefix from the command line, which Java decodes by the locale.
-forge() { LC_ALL=C.UTF-8 "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$JAR:$WORK/tools" S3Forge "$1" "$BUCKET" "${@:2}"; }
-state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
+s3case_setup --quiet encoding pep_enc_unused 1
 # Object keys, without the folders S3Proxy's file system store lists as keys ending in "/".
 keys_of() { state_of "$1" | sed -n 's/^object \(.*[^/]\) [0-9]*$/\1/p'; }
-uploads_of() { state_of "$1" | grep -c '^upload '; }
-ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
-lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
-# The name version 1.1 gave the ledger file of s3://$BUCKET/PREFIX through
-# ENDPOINT as written ("" for the SDK's chain); this version names it for
-# bucket and prefix alone, and adopts a record left under the old name.
-old_ledger_of() {
-	printf '%s\0%s\0%s\0' "$2" "$BUCKET" "$1" | sha256sum | awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
-}
+uploads_under() { state_of "$1" | grep -c '^upload '; }
 in_db() { PGDATABASE="$1" sql "$2" 2>&1; }
 in_db_verbose() { PGDATABASE="$1" psql -X -A -t -q -v VERBOSITY=verbose -c "$2" 2>&1; }
 
@@ -172,10 +129,10 @@ crash() {
 	PGDATABASE="$db" start_export "$app" "SET parallel_export_parquet.fault_injection = 'pause:publishing';" \
 		"SELECT parallel_export_parquet('pep_enc', 's3://$BUCKET/${prefix%/}', 2$via)"
 	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'
-		AND query = '$PAUSE_MARK'\") == 1 ]] || ! kill -0 \$(cat '$WORK/$app.pid') 2>/dev/null"
+		AND query = '$PAUSE_MARK publishing'\") == 1 ]] || ! kill -0 \$(cat '$WORK/$app.pid') 2>/dev/null"
 	record=$(cat "$(ledger_files)" 2>&1)
 	url="s3://$BUCKET/$prefix"
-	[[ $(uploads_of "$prefix") -ge 1 && $(ledger_files | wc -l) == 1 ]]
+	[[ $(uploads_under "$prefix") -ge 1 && $(ledger_files | wc -l) == 1 ]]
 	ok $? "$db crash: premise: paused before publication with its uploads pending" \
 		"$(state_of "$prefix")"$'\n'"$(cat "$WORK/$app.out")"
 	[[ "$(head -n 1 <<<"$record")" == "export${tab}"*"Z${tab}${url}${tab}${server}${tab}utf8" ]] &&
@@ -185,7 +142,7 @@ crash() {
 	kill -9 "$(caller_pid "$app")"
 	finish_export "$app"
 	wait_until "sql 'SELECT 1' >/dev/null 2>&1"
-	DEAD=$(uploads_of "$prefix")
+	DEAD=$(uploads_under "$prefix")
 	[[ $DEAD -ge 1 ]] && lock_free "$(ledger_files)"
 	ok $? "$db crash: premise: after SIGKILL of the caller its $DEAD upload(s) are pending, its record's lock free" \
 		"$(state_of "$prefix")"
@@ -204,7 +161,7 @@ db=pep_enc_latin1
 prefix="crash-next/${WORD[$db]}/"
 crash "$db" "$prefix"
 got=$(in_db "$db" "SELECT parallel_export_parquet('pep_enc', 's3://$BUCKET/${prefix%/}', 2)")
-[[ "$got" == "$ROWS" && $(uploads_of "$prefix") == 0 && -z "$(ledger_files)" ]] &&
+[[ "$got" == "$ROWS" && $(uploads_under "$prefix") == 0 && -z "$(ledger_files)" ]] &&
 	grep -qx "${prefix}_SUCCESS" <<<"$(keys_of "$prefix")"
 ok $? "$db crash: the next export into the target sweeps the record and succeeds" \
 	"returned: $got"$'\n'"$(state_of "$prefix")"
@@ -241,21 +198,21 @@ old_record() {
 
 old_record "old/café/"
 out=$(in_db_verbose pep_enc_latin1 "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/old/café')")
-[[ "$out" == "s3://$BUCKET/old/café/|t|2|2" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_of "$OLD_PREFIX") == 0 &&
+[[ "$out" == "s3://$BUCKET/old/café/|t|2|2" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_under "$OLD_PREFIX") == 0 &&
 	-z "$(ledger_files)" ]]
 ok $? "old record: the sweep function undoes it (2 uploads aborted, 2 objects deleted) and removes it" \
 	"$out"$'\n'"$(state_of "$OLD_PREFIX")"
 
 old_record "old-next/café/"
 got=$(in_db pep_enc_latin1 "SELECT parallel_export_parquet('pep_enc', 's3://$BUCKET/old-next/café', 2)")
-[[ "$got" == "$ROWS" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_of "$OLD_PREFIX") == 0 && -z "$(ledger_files)" ]] &&
+[[ "$got" == "$ROWS" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_under "$OLD_PREFIX") == 0 && -z "$(ledger_files)" ]] &&
 	grep -qx "old-next/café/_SUCCESS" <<<"$(keys_of "old-next/café/")"
 ok $? "old record: the next export into its target sweeps it and succeeds" \
 	"returned: $got"$'\n'"$(state_of "$OLD_PREFIX")"
 
 old_record "old-served/café/" "$SERVER"
 out=$(in_db_verbose pep_enc_latin1 "SELECT * FROM parallel_export_parquet_sweep('s3://$BUCKET/old-served/café', s3_server => '$SERVER')")
-[[ "$out" == "s3://$BUCKET/old-served/café/|t|2|2" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_of "$OLD_PREFIX") == 0 &&
+[[ "$out" == "s3://$BUCKET/old-served/café/|t|2|2" && -z "$(keys_of "$OLD_PREFIX")" && $(uploads_under "$OLD_PREFIX") == 0 &&
 	-z "$(ledger_files)" ]]
 ok $? "old record through server $SERVER: the sweep through that server undoes it and removes it" \
 	"$out"$'\n'"$(state_of "$OLD_PREFIX")"

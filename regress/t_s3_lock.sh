@@ -34,50 +34,16 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
+# shellcheck source=lib/s3case.sh
+source "$here/lib/s3case.sh"
 
-WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3_lock"
-S3DIR="$WORK/s3proxy"
-S3PORT=$((PEP_PORT + 1000))
-BUCKET=lake
-JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
-LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"
-PAUSE_MARK='parallel_export_parquet fault injection: pause'
 ROWS=20000
 
-fresh_work pep_lock_rows "$ROWS"
-
-# Restart the server with exactly these extra environment variables.
-restart_server() {
-	env -u AWS_ENDPOINT_URL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION "$@" \
-		bash -c "source '$here/../tools/cluster.sh' && pep_pg_ctl -l '$PEP_LOG' -w -t 60 restart >/dev/null"
-}
-
-finish() {
-	s3look_stop
-	"$here/lib/s3proxy.sh" stop "$S3DIR"
-	restart_server
+s3case_cleanup() {
 	sql "DROP SERVER IF EXISTS regress_lock_ip, regress_lock_host, regress_lock_slash, regress_lock_upper CASCADE" \
 		>/dev/null 2>&1
 }
-trap finish EXIT
-
-"$here/lib/s3proxy.sh" start "$S3DIR" "$S3PORT" "$BUCKET" || exit 1
-set -a
-# shellcheck source=/dev/null
-source "$S3DIR/s3proxy.env"
-set +a
-restart_server AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
-	AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 || exit 1
-
-mkdir -p "$WORK/look"
-javac -nowarn -d "$WORK/look" -cp "$JAR" "$here/s3proxy/S3Look.java" || exit 1
-s3look_start "$WORK" "$JAR:$WORK/look" || exit 1
+s3case_setup --quiet s3_lock pep_lock_rows "$ROWS"
 
 # One endpoint, four spellings: each foreign server's, by alias name.
 declare -A ENDPOINT=(
@@ -95,18 +61,6 @@ for alias in "${!ENDPOINT[@]}"; do
 done
 [[ "${ENDPOINT[ip]}" == "$PEP_S3_ENDPOINT" ]]
 ok $? "premise: the SDK's chain names the endpoint as server regress_lock_ip does" "$PEP_S3_ENDPOINT"
-
-state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
-uploads_of() { grep -c '^upload ' <<<"$1"; }
-objects_of() { grep -c '^object ' <<<"$1"; }
-ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
-# Whether the file is there and its lock free, without creating it.
-lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
-# The name version 1.1 gave the ledger file of s3://$BUCKET/PREFIX through ENDPOINT.
-old_ledger_of() {
-	printf '%s\0%s\0%s\0' "$2" "$BUCKET" "$1" | sha256sum |
-		awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
-}
 
 # The SQL arguments after the workers for an export through alias SERVER
 # ("chain": none, the SDK's chain).
@@ -144,13 +98,6 @@ release() {
 	# Its cleanup ran before the call returned.
 	[[ -z "$(state_of "$prefix")" ]]
 	ok $? "$app: the held export, cancelled, left nothing under $prefix" "$OUT"$'\n'"$(state_of "$prefix")"
-}
-wait_mark() {
-	local app="$1" mark="$2"
-	wait_until "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity a
-		WHERE (a.application_name = '$app' OR a.leader_pid = (SELECT pid FROM pg_stat_activity
-			WHERE application_name = '$app' AND backend_type = 'client backend'))
-		AND a.query LIKE '$mark%'\") -ge 1 ]]"
 }
 
 [[ -z "$(ledger_files)" ]]

@@ -2,9 +2,9 @@
 # regress/t_s3_overwrite.sh: whose manifest an overwrite into s3:// acts on,
 # and what a crash in the overwrite's tail leaves (issue 42, defects 4 and 5).
 #
-# Starts S3Proxy on PEP_PORT + 1000 and restarts the cluster with the SDK's
-# variables pointing at it, as t_s3.sh does; what the server holds is asked
-# through the S3 API (regress/s3proxy/S3Look.java).  Cases:
+# S3Proxy on PEP_PORT + 1000 and the cluster restarted with the SDK's
+# variables pointing at it are regress/lib/s3case.sh's; what the server holds
+# is asked through the S3 API (regress/s3proxy/S3Look.java).  Cases:
 #   seal         an export's _SUCCESS carries a seal; the server's manifest
 #                key is a 32-byte file of mode 0600 in the data directory,
 #                and it is nowhere in the server log;
@@ -37,73 +37,25 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
+# shellcheck source=lib/s3case.sh
+source "$here/lib/s3case.sh"
 
-WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3_overwrite"
-S3DIR="$WORK/s3proxy"
-S3PORT=$((PEP_PORT + 1000))
-BUCKET=lake
-JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
 ROWS=20000
-PAUSE_MARK='parallel_export_parquet fault injection: pause'
-LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"
 KEYFILE="$PEP_DATA/parallel_export_parquet_manifest.key"
 
-fresh_work pep_ow_rows "$ROWS"
-
-restart_cluster() {
-	if [[ "${1:-}" == with_s3 ]]; then
-		AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
-			AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 \
-			pep_pg_ctl -w -t 60 -l "$PEP_LOG" restart >/dev/null
-	else
-		(
-			unset AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
-			pep_pg_ctl -w -t 60 -l "$PEP_LOG" restart >/dev/null
-		)
-	fi
-}
-
-finish() {
-	s3look_stop
+# The "other key" case moves the server's key aside: it is back before the
+# server restarts.
+s3case_cleanup() {
 	[[ -f "$WORK/key.saved" ]] && cp -p "$WORK/key.saved" "$KEYFILE"
-	restart_cluster
-	"$here/lib/s3proxy.sh" stop "$S3DIR"
 }
+s3case_setup s3_overwrite pep_ow_rows "$ROWS"
 
-if ! "$here/lib/s3proxy.sh" start "$S3DIR" "$S3PORT" "$BUCKET"; then
-	ok 1 "S3Proxy started on port $S3PORT"
-	tap_done
-	exit 1
-fi
-# shellcheck source=/dev/null
-source "$S3DIR/s3proxy.env"
-export PEP_S3_ENDPOINT PEP_S3_IDENTITY PEP_S3_CREDENTIAL PEP_S3_DATA
-trap finish EXIT
-restart_cluster with_s3
-
-mkdir -p "$WORK/look"
-javac -nowarn -d "$WORK/look" -cp "$JAR" "$root/regress/s3proxy/S3Look.java"
-ok $? "the S3 listing tool compiles against the extension's jar"
-s3look_start "$WORK" "$JAR:$WORK/look"
-ok $? "the S3 listing tool serves on loopback"
-
-state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
 # The part keys under PREFIX, sorted.
 parts_of() { state_of "$1" | awk '$1 == "object" && $2 ~ /\/part-[^\/]*\.parquet$/ { print $2 }'; }
 # The part keys _SUCCESS under PREFIX names, sorted.
 manifest_parts() {
 	look manifest "$BUCKET" "${1}_SUCCESS" | awk -v p="$1" '$1 == "part" { print p $2 }' | LC_ALL=C sort
 }
-export_id_of() { look manifest "$BUCKET" "${1}_SUCCESS" | awk '$1 == "export_id" { print $2 }'; }
-ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
-lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
 # An export of the table into PREFIX (no trailing slash), with SQLSTATEs shown.
 export_into() {
 	psql -X -A -t -q -v VERBOSITY=verbose \
@@ -221,8 +173,8 @@ kill_in_tail() {
 	esac
 	ok $? "tail $pause: premise: the record says committed, and the replaced parts are where the step leaves them" \
 		"$record"$'\n'"$(state_of "$prefix")"
-	[[ "$(export_id_of "$prefix")" == "$NEW_ID" ]]
-	ok $? "tail $pause: premise: _SUCCESS is the replacing export's" "$(export_id_of "$prefix") vs $NEW_ID"
+	[[ "$(export_id_of "${prefix}_SUCCESS")" == "$NEW_ID" ]]
+	ok $? "tail $pause: premise: _SUCCESS is the replacing export's" "$(export_id_of "${prefix}_SUCCESS") vs $NEW_ID"
 	worker=$(sql "SELECT pid FROM pg_stat_activity WHERE backend_type = 'parallel worker' AND query = '$PAUSE_MARK $pause'")
 	kill -9 "$worker"
 	finish_export "$app"
@@ -237,7 +189,7 @@ kill_in_tail() {
 assert_replaced() {
 	local prefix="$1" what="$2" parts
 	parts="$(parts_of "$prefix")"
-	[[ "$(export_id_of "$prefix")" == "$NEW_ID" && -n "$parts" && "$parts" == "$(manifest_parts "$prefix")" ]] &&
+	[[ "$(export_id_of "${prefix}_SUCCESS")" == "$NEW_ID" && -n "$parts" && "$parts" == "$(manifest_parts "$prefix")" ]] &&
 		! grep -qxF "$OLD" <<<"$parts" && [[ -z "$(ledger_files)" ]]
 	ok $? "$what" "$(state_of "$prefix")"$'\n'"replaced: $OLD"$'\n'"$(ledger_files)"
 }
@@ -266,7 +218,7 @@ OLD="$(parts_of denied/)"
 [[ "$OUT" == "$ROWS" && -n "$OLD" ]]
 ok $? "denied: premise: a first export into the prefix" "$OUT"
 OUT=$(export_into denied s3_delete_denied)
-NEW_ID="$(export_id_of denied/)"
+NEW_ID="$(export_id_of denied/_SUCCESS)"
 grep -qx "$ROWS" <<<"$OUT" && grep -q "parts of the export replaced in \"s3://$BUCKET/denied/\" may be left" <<<"$OUT"
 ok $? "denied: the overwrite succeeds and warns that the replaced parts may be left" "$OUT"
 has_all "$OLD" "$(parts_of denied/)" && [[ $(ledger_files | wc -l) == 1 ]] && lock_free "$(ledger_files)"

@@ -52,66 +52,26 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=lib/export.sh
-source "$here/lib/export.sh"
-# shellcheck source=lib/s3look.sh
-source "$here/lib/s3look.sh"
+# shellcheck source=lib/s3case.sh
+source "$here/lib/s3case.sh"
 
-WORK="${PEP_HARNESS_OUT:-$PEP_OUT}/s3_sweep"
-S3DIR="$WORK/s3proxy"
-S3PORT=$((PEP_PORT + 1000))
-BUCKET=lake
-JAR="$("$PG_CONFIG" --sharedir)/extension/parallel_export_parquet.jar"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-JAVAC="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
-LEDGERS="$PEP_DATA/pgsql_tmp_parallel_export_parquet"
 ROLE=regress_pep_sweeper
 ROWS=200000
 
-fresh_work pep_sweep_rows "$ROWS"
-
-# Restart the server with exactly these extra environment variables.
-restart_server() {
-	env -u AWS_ENDPOINT_URL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION "$@" \
-		bash -c "source '$here/../tools/cluster.sh' && pep_pg_ctl -l '$PEP_LOG' -w -t 60 restart >/dev/null"
-}
-
 holder=""
 gate=""
-finish() {
+s3case_cleanup() {
 	if [[ -n "$holder" ]]; then
 		pkill -P "$holder" 2>/dev/null
 		kill "$holder" 2>/dev/null
 	fi
 	[[ -n "$gate" ]] && kill "$gate" 2>/dev/null
-	s3look_stop
 	[[ -f "$WORK/copy/postmaster.pid" ]] &&
 		runuser -u postgres -- "$(pep_bindir)/pg_ctl" -D "$WORK/copy" -m immediate -w stop >/dev/null
-	"$here/lib/s3proxy.sh" stop "$S3DIR"
-	restart_server
 	sql "DROP ROLE IF EXISTS $ROLE" >/dev/null 2>&1
 }
-trap finish EXIT
+s3case_setup --quiet s3_sweep pep_sweep_rows "$ROWS"
 
-"$here/lib/s3proxy.sh" start "$S3DIR" "$S3PORT" "$BUCKET" || exit 1
-set -a
-# shellcheck source=/dev/null
-source "$S3DIR/s3proxy.env"
-set +a
-restart_server AWS_ENDPOINT_URL="$PEP_S3_ENDPOINT" AWS_ACCESS_KEY_ID="$PEP_S3_IDENTITY" \
-	AWS_SECRET_ACCESS_KEY="$PEP_S3_CREDENTIAL" AWS_REGION=us-east-1 || exit 1
-
-# Compiled once: the source launcher would compile them again at every call.
-"$JAVAC" -nowarn -cp "$JAR" -d "$WORK/tools" "$here/s3proxy/S3Look.java" "$here/s3proxy/S3Forge.java" || exit 1
-tool() { "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$JAR:$WORK/tools" "$@"; }
-forge() { tool S3Forge "$1" "$BUCKET" "${@:2}"; }
-# Objects ("object KEY SIZE") and pending uploads ("upload KEY ID") under a
-# prefix, sorted by byte (the premise below spells that order out, and comm
-# reads it the same way whatever the locale).
-s3look_start "$WORK" "$JAR:$WORK/tools" || exit 1
-state_of() { look list "$BUCKET" "$1" | LC_ALL=C sort; }
 put() { look put "$BUCKET" "$1" "someone else's"; }
 
 # The ledger file of s3://$BUCKET/PREFIX, whatever the endpoint.
@@ -119,10 +79,6 @@ ledger_of() {
 	printf '%s\0%s\0' "$BUCKET" "$1" | sha256sum |
 		awk -v d="$LEDGERS" '{ print d "/" $1 ".ledger" }'
 }
-ledger_files() { find "$LEDGERS" -name '*.ledger' 2>/dev/null; }
-# Whether the ledger file is there and its lock free, without creating it.
-lock_free() { [[ -f "$1" ]] && flock -n 9 9<"$1"; }
-
 # Write a record's first line as the caller would, as the server's OS user,
 # through foreign server SERVER (none: the SDK's chain).
 begin_record() {
@@ -408,7 +364,8 @@ rm -rf "$COPY"
 
 # --- through a foreign server: endpoint and keys from the catalog, none in
 # the server's environment any more
-restart_server || exit 1
+s3case_restart
+s3case_need $? "the cluster restarted without the SDK's variables"
 sql "DROP SERVER IF EXISTS regress_sweep_s3 CASCADE;
 	CREATE SERVER regress_sweep_s3 FOREIGN DATA WRAPPER parallel_export_parquet_s3
 		OPTIONS (endpoint '$PEP_S3_ENDPOINT', region 'us-east-1');

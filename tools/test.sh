@@ -13,20 +13,23 @@
 #   3. tools/cluster.sh start             a fresh throwaway cluster
 #   4. pg_prove regress/sql/*.sql         pgTAP suites
 #      make -C extension installcheck     pg_regress suite (suite "installcheck")
+#      regress/tap/run.sh                 PostgreSQL's TAP framework: multi-session,
+#                                         restart and crash tests, each with its
+#                                         own clusters (suite "tap")
 #   5. mvn -pl regress/readback test      Parquet read back with DuckDB
 #      regress/matrix (suite "matrix")    the reader matrix: five readers
 #   6. every executable regress/t_*.sh    shell harnesses (TAP-ish output)
 #   7. tools/cluster.sh stop
 #
 # Ends with the line "N passed, N failed, N skipped" summing pgTAP tests,
-# Surefire tests and harness checks, and exits non-zero on any failure (or
+# TAP tests, Surefire tests and harness checks, and exits non-zero on any failure (or
 # when no test ran). Stage logs go to $PEP_LOGS (default /tmp/pep-test-logs),
 # the server log included.
 #
 # Environment: PEP_TMP, PEP_PORT, PG_CONFIG (see tools/cluster.sh);
 # PEP_KEEP_CLUSTER=1 leaves the cluster running; PEP_GATES=0 skips the gates;
 # PEP_SKIP_DEPS=1 and PEP_SKIP_BUILD=1 skip steps 1 and 2; PEP_SUITES (default
-# "pgtap installcheck readback matrix harness") picks suites; PEP_HARNESSES
+# "pgtap installcheck tap readback matrix harness") picks suites; PEP_HARNESSES
 # (default: every regress/t_*.sh) names the harnesses the harness suite runs,
 # without directory or .sh (a named one that does not exist fails the run); PEP_MATRIX_UPDATE=1 makes the
 # matrix suite write its result into regress/matrix/expected.tsv and docs/types.md.
@@ -36,7 +39,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 PEP_LOGS="${PEP_LOGS:-/tmp/pep-test-logs}"
-PEP_SUITES="${PEP_SUITES:-pgtap installcheck readback matrix harness}"
+PEP_SUITES="${PEP_SUITES:-pgtap installcheck tap readback matrix harness}"
 PG_CONFIG="${PG_CONFIG:-pg_config}"
 export PG_CONFIG
 rm -rf "$PEP_LOGS"
@@ -250,6 +253,20 @@ if suite_on installcheck; then
 		fi
 		add_counts "$(regress_counts <"$PEP_LOGS/installcheck.log")" "$rc"
 	fi
+fi
+
+# --- 4c. the TAP suite: prove, as PostgreSQL's own TAP tests run; its clusters
+# are its own (regress/tap/run.sh), their logs copied to $PEP_LOGS/tap
+if suite_on tap; then
+	say "TAP: regress/tap/run.sh (prove regress/tap/t/*.pl)"
+	rc=0
+	tap_started=$SECONDS
+	PEP_TAP_DIR="$PEP_TMP-tap"
+	export PEP_TAP_DIR
+	run "$PEP_LOGS/tap.log" timeout --kill-after=30 "${PEP_TAP_TIMEOUT:-900}" regress/tap/run.sh || rc=$?
+	cp -r "$PEP_TAP_DIR/tmp_check/log" "$PEP_LOGS/tap" 2>/dev/null || true
+	echo "TAP: $((SECONDS - tap_started)) s"
+	add_counts "$(tap_count <"$PEP_LOGS/tap.log")" "$rc"
 fi
 
 # --- 5. read-back (Maven Surefire)

@@ -1,9 +1,8 @@
 # shellcheck shell=bash
 # regress/lib/s3look.sh: one S3Look per harness run, asked over loopback TCP.
 #
-# Sourced by the object-store harnesses (t_s3.sh, t_s3_sweep.sh,
-# t_s3_overwrite.sh, t_encoding.sh). S3Look (regress/s3proxy/S3Look.java)
-# answers what S3Proxy holds through the S3 API. A JVM with the AWS SDK takes
+# Sourced by the object-store harnesses (t_s3_*.sh, t_encoding.sh). S3Look
+# (regress/s3proxy/S3Look.java) answers what S3Proxy holds through the S3 API. A JVM with the AWS SDK takes
 # about a second to start and a run asks about a hundred questions, so the
 # harness starts S3Look once and asks it
 # over bash's /dev/tcp, one connection per question: no descriptor stays

@@ -26,8 +26,8 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * S3Look: what the object-store harnesses (regress/t_s3.sh, t_s3_sweep.sh) see of a bucket, through
- * the S3 API.
+ * S3Look: what the object-store harnesses (regress/t_s3_*.sh, t_encoding.sh) see of a bucket,
+ * through the S3 API.
  *
  * <p>The harnesses ask the server itself, with the AWS SDK for Java (taken from the extension's
  * jar, which shades it unrelocated), rather than looking at S3Proxy's folder: a pending multipart

@@ -15,7 +15,7 @@
 #   packages     apt-get install of the packages below into the root
 #   build        tools/build.sh, then tools/build.sh runtime, in the root: the
 #                Dockerfile's build-stage and final-stage steps (COPT=-Werror)
-#   tests        tools/test.sh in the root (pgTAP, DuckDB read-back, harnesses)
+#   tests        tools/test.sh in the root (pgTAP, TAP, DuckDB read-back, harnesses)
 #   checks       tools/pgroot/checks.sh on the suite's cluster (DROP EXTENSION)
 #
 # The root is reused when its stamp says it is complete for this package
@@ -40,7 +40,7 @@
 # PEP_ROOT_REFRESH, PEP_ROOT_PORT (default 254NN: 25418, 25417), PEP_ROOT_SHM
 # (tmpfs size, default 1g), PEP_ROOT_LOGS (host directory under which the
 # leg's logs go to pep-pgNN-logs, default /tmp); PEP_SUITES (default
-# "pgtap installcheck readback harness": the reader matrix runs in the PostgreSQL 15 leg
+# "pgtap installcheck tap readback harness": the reader matrix runs in the PostgreSQL 15 leg
 # only, where tools/deps.sh installed npm), PEP_FAILURE_RUNS, PEP_SOAK_EXPORTS
 # and PEP_HARNESSES (passed to tools/test.sh); PEP_ROOT_STARVE_WORKER=K runs
 # the suite as tools/split_audit.sh does, worker K starved of every table
@@ -90,6 +90,9 @@ PACKAGES=(
 	"postgresql-server-dev-$PG_MAJOR"
 	"postgresql-$PG_MAJOR-pgtap"
 	libtap-parser-sourcehandler-pgtap-perl
+	# PostgreSQL's TAP framework (regress/tap): postgresql-client ships its
+	# PostgreSQL::Test modules, which need IPC::Run
+	libipc-run-perl
 	build-essential
 	"openjdk-$JAVA_MAJOR-jdk-headless"
 	maven
@@ -342,7 +345,7 @@ phase "tests: tools/test.sh"
 rc=0
 logged "$LOGS/tests.log" in_root "${ENV[@]}" PEP_SKIP_DEPS=1 PEP_SKIP_BUILD=1 PEP_GATES=0 PEP_KEEP_CLUSTER=1 \
 	PEP_PORT="$PORT" PEP_TMP="$IN_TMP" PEP_LOGS="$IN_LOGS" \
-	PEP_SUITES="${PEP_SUITES:-pgtap installcheck readback harness}" ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
+	PEP_SUITES="${PEP_SUITES:-pgtap installcheck tap readback harness}" ${PEP_FAILURE_RUNS:+PEP_FAILURE_RUNS="$PEP_FAILURE_RUNS"} \
 	${PEP_SOAK_EXPORTS:+PEP_SOAK_EXPORTS="$PEP_SOAK_EXPORTS"} \
 	${PEP_HARNESSES:+PEP_HARNESSES="$PEP_HARNESSES"} \
 	${PEP_ROOT_STARVE_WORKER:+PEP_EXTRA_CONF="parallel_export_parquet.starve_worker = $PEP_ROOT_STARVE_WORKER"} \
