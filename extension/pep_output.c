@@ -60,6 +60,7 @@
 #include "miscadmin.h"
 #include "storage/fd.h"
 
+#include "pep_lockfile.h"
 #include "pep_output.h"
 
 #define PEP_SUCCESS_NAME "_SUCCESS"
@@ -712,85 +713,46 @@ pep_sweep_staging(PEPOutput *out)
 					out->staging, removed)));
 }
 
+/* Another export holds the lock: report it. */
+static void
+pep_output_lock_busy(const PEPLockFile *lock)
+{
+	PEPOutput  *out = lock->arg;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_IN_USE),
+			 errmsg("another export into directory \"%s\" is in progress", out->target),
+			 errdetail("Lock file \"%s\" is held by a running export.", out->lock_path)));
+}
+
+static int
+pep_output_lock_hint(const PEPLockFile *lock)
+{
+	return pep_inspect_hint(lock->arg, lock->path);
+}
+
 /*
- * Take the lock that owns the target's staging area, re-check the target
- * now that no other export can change it, and sweep a dead export's
- * staging directory.  The lock file is opened without following a link and
- * used only if it is a regular file of the server's OS user with no other
- * name, so a planted link or file cannot make the export create or write
- * anything elsewhere.
+ * Take the lock that owns the target's staging area (pep_lock_file), re-check
+ * the target now that no other export can change it, and sweep a dead
+ * export's staging directory.
  */
 void
 pep_output_lock(PEPOutput *out)
 {
-	for (;;)
-	{
-		int fd = openat(out->parent_fd, out->lock_name,
-						O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
-		struct stat held;
-		struct stat named;
-		const char *why;
+	PEPLockFile lock = {
+		.dirfd = out->parent_fd,
+		.name = out->lock_name,
+		.path = out->lock_path,
+		.what = "lock file",
+		.flags = O_CREAT,
+		.transient = false,
+		.busy = pep_output_lock_busy,
+		.hint = pep_output_lock_hint,
+		.arg = out,
+	};
+	struct stat held;
 
-		if (fd < 0)
-		{
-			if (errno == ELOOP)
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("cannot use lock file \"%s\"", out->lock_path),
-						 errdetail("It is a symbolic link."),
-						 pep_inspect_hint(out, out->lock_path)));
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not open lock file \"%s\": %m", out->lock_path)));
-		}
-		if (fstat(fd, &held) != 0)
-		{
-			int save_errno = errno;
-
-			close(fd);
-			errno = save_errno;
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not stat lock file \"%s\": %m", out->lock_path)));
-		}
-		if ((why = pep_file_problem(&held)) != NULL)
-		{
-			close(fd);
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("cannot use lock file \"%s\"", out->lock_path),
-					 errdetail("It %s.", why),
-					 pep_inspect_hint(out, out->lock_path)));
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-		{
-			int save_errno = errno;
-
-			close(fd);
-			if (save_errno == EWOULDBLOCK)
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_IN_USE),
-						 errmsg("another export into directory \"%s\" is in progress", out->target),
-						 errdetail("Lock file \"%s\" is held by a running export.", out->lock_path)));
-			errno = save_errno;
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not lock file \"%s\": %m", out->lock_path)));
-		}
-
-		/*
-		 * The previous owner may have unlinked the file between our open and
-		 * our flock; then we hold a lock nobody else can see.  Keep the lock
-		 * only if the name still refers to the file we locked.
-		 */
-		if (fstatat(out->parent_fd, out->lock_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-			pep_same_file(&held, &named))
-		{
-			out->lock_fd = fd;
-			break;
-		}
-		close(fd);
-	}
+	out->lock_fd = pep_lock_file(&lock, &held);
 
 	(void) pep_check_target(out);
 	pep_sweep_staging(out);

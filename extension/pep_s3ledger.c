@@ -62,6 +62,7 @@
 #include "storage/lock.h"
 #include "utils/builtins.h"
 
+#include "pep_lockfile.h"
 #include "pep_output.h"
 #include "pep_s3ledger.h"
 
@@ -437,77 +438,37 @@ pep_s3ledger_check_server(PEPS3Ledger *ledger, const PEPS3Target *target)
 																														 : errhint("Call parallel_export_parquet_sweep('%s', s3_server => ...) with the server the record names first.", ledger->url)));
 }
 
+/* Another export holds the ledger file: report it. */
+static void
+pep_s3ledger_busy(const PEPLockFile *lock)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_IN_USE),
+			 errmsg("another export into \"%s\" is running", (const char *) lock->arg),
+			 errdetail("Ledger file \"%s\" is locked by the backend that runs it.", lock->path)));
+}
+
 /*
- * Open path without following a link and take its exclusive flock without
- * waiting; the fd, or -1 (errno ENOENT) when create is false and there is
- * no file.  held is filled in.
+ * Open path as a transient file and take its exclusive flock without
+ * waiting (pep_lock_file); the fd, or -1 when create is false and there is
+ * no file (or it was removed before it was locked).  held is filled in.
  */
 static int
 pep_s3ledger_lock_file(const char *path, const char *url, bool create, struct stat *held)
 {
-	const char *why;
-	int fd = OpenTransientFilePerm(path,
-								   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-									   (create ? O_CREAT : 0),
-								   S_IRUSR | S_IWUSR);
+	PEPLockFile lock = {
+		.dirfd = AT_FDCWD,
+		.name = path,
+		.path = path,
+		.what = "ledger file",
+		.flags = O_APPEND | (create ? O_CREAT : 0),
+		.transient = true,
+		.busy = pep_s3ledger_busy,
+		.hint = NULL,
+		.arg = unconstify(char *, url),
+	};
 
-	if (fd < 0)
-	{
-		if (!create && errno == ENOENT)
-			return -1;
-		if (errno == ELOOP)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("cannot use ledger file \"%s\"", path),
-					 errdetail("It is a symbolic link.")));
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open ledger file \"%s\": %m", path)));
-	}
-	if (fstat(fd, held) != 0)
-	{
-		int save_errno = errno;
-
-		CloseTransientFile(fd);
-		errno = save_errno;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not stat ledger file \"%s\": %m", path)));
-	}
-	if ((why = pep_file_problem(held)) != NULL)
-	{
-		CloseTransientFile(fd);
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot use ledger file \"%s\"", path),
-				 errdetail("It %s.", why)));
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-	{
-		int save_errno = errno;
-
-		CloseTransientFile(fd);
-		errno = save_errno;
-		if (errno != EWOULDBLOCK)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not lock ledger file \"%s\": %m", path)));
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("another export into \"%s\" is running", url),
-				 errdetail("Ledger file \"%s\" is locked by the backend that runs it.", path)));
-	}
-	return fd;
-}
-
-/* Whether path still names the file held describes. */
-static bool
-pep_s3ledger_same_file(const char *path, const struct stat *held)
-{
-	struct stat named;
-
-	return lstat(path, &named) == 0 && named.st_dev == held->st_dev &&
-		   named.st_ino == held->st_ino;
+	return pep_lock_file(&lock, held);
 }
 
 /*
@@ -531,12 +492,6 @@ pep_s3ledger_adopt(PEPS3Ledger *ledger, const PEPS3Target *target, const char *d
 	snprintf(old, sizeof(old), "%s/%s", dir, name);
 	if ((fd = pep_s3ledger_lock_file(old, ledger->url, false, &held)) < 0)
 		return;
-	if (!pep_s3ledger_same_file(old, &held))
-	{
-		/* Its owner removed it between our open and our flock. */
-		CloseTransientFile(fd);
-		return;
-	}
 	if (held.st_size == 0)
 	{
 		if (unlink(old) != 0)
@@ -574,6 +529,7 @@ pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create)
 	char old[MAXPGPATH];
 	uint8 digest[PEP_SHA256_LEN];
 	struct stat st;
+	struct stat held;
 
 	memset(ledger, 0, sizeof(PEPS3Ledger));
 	ledger->fd = -1;
@@ -590,38 +546,20 @@ pep_s3ledger_open(PEPS3Ledger *ledger, const PEPS3Target *target, bool create)
 	if (!create && lstat(ledger->path, &st) != 0 && errno == ENOENT && lstat(old, &st) == 0)
 		create = true;
 
-	for (;;)
+	ledger->fd = pep_s3ledger_lock_file(ledger->path, ledger->url, create, &held);
+	if (ledger->fd < 0)
+		return false;
+	if (exporting)
+		pep_s3ledger_lock_prefixes(ledger, target, digest);
+	ledger->dead = held.st_size > 0;
+	if (!ledger->dead)
+		pep_s3ledger_adopt(ledger, target, dir);
+	if (ledger->dead)
 	{
-		struct stat held;
-
-		ledger->fd = pep_s3ledger_lock_file(ledger->path, ledger->url, create, &held);
-		if (ledger->fd < 0)
-			return false;
-
-		/*
-		 * The previous owner may have removed the file between our open and
-		 * our flock: then we hold a lock no one else can see.  Keep it only
-		 * if the name still refers to the file we locked.
-		 */
-		if (pep_s3ledger_same_file(ledger->path, &held))
-		{
-			if (exporting)
-				pep_s3ledger_lock_prefixes(ledger, target, digest);
-			ledger->dead = held.st_size > 0;
-			if (!ledger->dead)
-				pep_s3ledger_adopt(ledger, target, dir);
-			if (ledger->dead)
-			{
-				pep_s3ledger_check_owner(ledger);
-				pep_s3ledger_check_server(ledger, target);
-			}
-			return true;
-		}
-		CloseTransientFile(ledger->fd);
-		ledger->fd = -1;
-		if (!create)
-			return false;
+		pep_s3ledger_check_owner(ledger);
+		pep_s3ledger_check_server(ledger, target);
 	}
+	return true;
 }
 
 /* Write one whole line and fsync it; ERROR on failure. */
