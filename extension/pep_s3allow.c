@@ -29,6 +29,9 @@
  * open every bucket, it forbids s3:// targets in the session instead, until
  * a value from one of those places is accepted (a corrected file, reloaded).
  *
+ * pep_s3target.c and pep_guc.c call this file; of the front, it calls only
+ * the parsers of pep_s3parse.c.
+ *
  * IDENTIFICATION
  *	  extension/pep_s3allow.c
  *
@@ -37,6 +40,7 @@
 #include "postgres.h"
 
 #include "pep_s3front.h"
+#include "pep_s3parse.h"
 
 #define PEP_S3_TARGETS_GUC "parallel_export_parquet.object_store_targets"
 

@@ -6,7 +6,10 @@
  * pep_s3target.c parses the target and calls the other two in turn:
  * pep_s3server.c (the foreign server, USAGE, the user mapping, the
  * settings) and pep_s3allow.c (parallel_export_parquet.object_store_targets).
- * Other files use only pep_s3target.h, and pep_guc.c the setting below.
+ * Neither of those calls back into pep_s3target.c or into each other: the
+ * parsers all three need are in the leaf pep_s3parse.c (pep_s3parse.h), so
+ * the front's call graph is target -> server, allow -> parse.  Other files
+ * use only pep_s3target.h, and pep_guc.c the setting below.
  *
  * IDENTIFICATION
  *	  extension/pep_s3front.h
@@ -16,23 +19,9 @@
 #ifndef PEP_S3FRONT_H
 #define PEP_S3FRONT_H
 
-#include "nodes/pg_list.h"
 #include "utils/guc.h"
 
 #include "pep_s3target.h"
-
-/* pep_s3target.c: what is wrong with a bucket name, as a detail sentence, or NULL */
-extern const char *pep_s3_bucket_problem(const char *bucket);
-
-/* pep_s3target.c: the comma-separated items of value, without surrounding blanks */
-extern List *pep_s3_split_list(const char *value);
-
-/*
- * pep_s3server.c: an endpoint URL's host (lower case, an IPv6 address without
- * its brackets) and port (0 when the URL gives none), or a detail sentence
- * saying what is wrong with it.
- */
-extern const char *pep_s3_endpoint_parse(const char *endpoint, char **host, int *port);
 
 /* pep_s3server.c: fill t->server, t->endpoint and t->settings, or fail */
 extern void pep_s3_server_settings(PEPS3Target *t, const char *s3_server);

@@ -25,6 +25,9 @@
  * for the role or for PUBLIC.  The resulting settings go into the
  * export's DSM and nowhere else (DESIGN.md, "Target, checks and settings").
  *
+ * pep_s3target.c calls this file; of the front, it calls only the parsers
+ * of pep_s3parse.c.
+ *
  * IDENTIFICATION
  *	  extension/pep_s3server.c
  *
@@ -50,6 +53,7 @@
 #include "pep_contract.h"
 #include "pep_extension.h"
 #include "pep_s3front.h"
+#include "pep_s3parse.h"
 
 #define PEP_S3_FDW_NAME "parallel_export_parquet_s3"
 
@@ -81,71 +85,6 @@ pep_s3_find_option(const char *name)
 	for (int i = 0; i < lengthof(pep_s3_options); i++)
 		if (strcmp(pep_s3_options[i].name, name) == 0)
 			return &pep_s3_options[i];
-	return NULL;
-}
-
-/* Characters [0-9A-Za-z] and those of extra, and nothing else? */
-static bool
-pep_s3_only(const char *s, size_t len, const char *extra)
-{
-	for (size_t i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
-			  (s[i] >= 'A' && s[i] <= 'Z') || (s[i] != '\0' && strchr(extra, s[i]) != NULL)))
-			return false;
-	return true;
-}
-
-const char *
-pep_s3_endpoint_parse(const char *endpoint, char **host, int *port)
-{
-	const char *p;
-	const char *end;
-	const char *host_end;
-	const char *colon;
-
-	if (pg_strncasecmp(endpoint, "http://", 7) == 0)
-		p = endpoint + 7;
-	else if (pg_strncasecmp(endpoint, "https://", 8) == 0)
-		p = endpoint + 8;
-	else
-		return "An endpoint is an http:// or https:// URL.";
-	end = p + strcspn(p, "/?#");
-	if (memchr(p, '@', end - p) != NULL)
-		return "An endpoint must not carry credentials; give them in a user mapping.";
-	if (!pep_s3_only(end, strlen(end), "/-._~"))
-		return "An endpoint has no query or fragment, and its path has only letters, digits and \"/-._~\".";
-
-	if (*p == '[')
-	{
-		host_end = memchr(p, ']', end - p);
-		if (host_end == NULL || host_end == p + 1 || !pep_s3_only(p + 1, host_end - p - 1, ":."))
-			return "An endpoint's IPv6 address is hexadecimal digits, colons and dots in brackets.";
-		*host = pnstrdup(p + 1, host_end - p - 1);
-		colon = host_end + 1 < end ? host_end + 1 : NULL;
-		if (colon != NULL && *colon != ':')
-			return "An endpoint's IPv6 address in brackets is followed by nothing or a port.";
-	}
-	else
-	{
-		colon = memchr(p, ':', end - p);
-		host_end = colon ? colon : end;
-		if (host_end == p || host_end - p > 253 || !pep_s3_only(p, host_end - p, ".-"))
-			return "An endpoint's host name is letters, digits, dots and hyphens.";
-		*host = pnstrdup(p, host_end - p);
-	}
-	for (char *c = *host; *c; c++)
-		*c = pg_ascii_tolower((unsigned char) *c);
-
-	*port = 0;
-	if (colon != NULL)
-	{
-		const char *digits = colon + 1;
-		size_t ndigits = end - digits;
-
-		if (ndigits < 1 || ndigits > 5 || strspn(digits, "0123456789") < ndigits ||
-			(*port = atoi(pnstrdup(digits, ndigits))) < 1 || *port > 65535)
-			return "An endpoint's port is a number from 1 to 65535.";
-	}
 	return NULL;
 }
 

@@ -26,6 +26,10 @@
  * Every error names the target by the text the caller wrote or by t->url,
  * never by the settings.
  *
+ * This file is the top of the front: it calls pep_s3server.c and
+ * pep_s3allow.c, and all three use the parsers of the leaf pep_s3parse.c;
+ * nothing there calls back into this file.
+ *
  * IDENTIFICATION
  *	  extension/pep_s3target.c
  *
@@ -36,6 +40,7 @@
 #include "mb/pg_wchar.h"
 
 #include "pep_s3front.h"
+#include "pep_s3parse.h"
 
 #define PEP_S3_SCHEME "s3://"
 
@@ -50,77 +55,6 @@ bool
 pep_s3_is_target(const char *directory)
 {
 	return strncmp(directory, PEP_S3_SCHEME, strlen(PEP_S3_SCHEME)) == 0;
-}
-
-static bool
-pep_s3_is_ipv4_shaped(const char *name)
-{
-	int a,
-		b,
-		c,
-		d,
-		end = -1;
-
-	return sscanf(name, "%d.%d.%d.%d%n", &a, &b, &c, &d, &end) == 4 &&
-		   end == (int) strlen(name) && strspn(name, "0123456789.") == strlen(name);
-}
-
-/*
- * What is wrong with bucket as an S3 bucket name, as a detail sentence, or
- * NULL when it is a valid name.
- */
-const char *
-pep_s3_bucket_problem(const char *bucket)
-{
-	static const char *const reserved_prefixes[] = { "xn--", "sthree-", "amzn-s3-demo-" };
-	static const char *const reserved_suffixes[] = { "-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3" };
-	size_t len = strlen(bucket);
-
-	if (len < 3 || len > 63)
-		return "A bucket name is 3 to 63 characters long.";
-	if (strspn(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-") != len)
-		return "A bucket name consists of lower-case letters, digits, dots and hyphens.";
-	if (strchr(".-", bucket[0]) != NULL || strchr(".-", bucket[len - 1]) != NULL)
-		return "A bucket name begins and ends with a letter or a digit.";
-	if (strstr(bucket, "..") != NULL)
-		return "A bucket name has no two adjacent dots.";
-	if (pep_s3_is_ipv4_shaped(bucket))
-		return "A bucket name is not formatted as an IP address.";
-	for (int i = 0; i < lengthof(reserved_prefixes); i++)
-		if (strncmp(bucket, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0)
-			return psprintf("Bucket names beginning with \"%s\" are reserved.", reserved_prefixes[i]);
-	for (int i = 0; i < lengthof(reserved_suffixes); i++)
-	{
-		size_t slen = strlen(reserved_suffixes[i]);
-
-		if (len > slen && strcmp(bucket + len - slen, reserved_suffixes[i]) == 0)
-			return psprintf("Bucket names ending in \"%s\" are reserved.", reserved_suffixes[i]);
-	}
-	return NULL;
-}
-
-List *
-pep_s3_split_list(const char *value)
-{
-	List *items = NIL;
-	char *item = pstrdup(value);
-
-	for (;;)
-	{
-		char *comma = strchr(item, ',');
-		char *end;
-
-		if (comma != NULL)
-			*comma = '\0';
-		item += strspn(item, " \t");
-		end = item + strlen(item);
-		while (end > item && (end[-1] == ' ' || end[-1] == '\t'))
-			*--end = '\0';
-		items = lappend(items, item);
-		if (comma == NULL)
-			return items;
-		item = comma + 1;
-	}
 }
 
 static void
