@@ -39,7 +39,7 @@
  * Workers reach the staging directory the same way (see pep_dirtarget.c).
  *
  * Cleanup after a failure removes exactly the names in the export's ledger
- * from its staging directory, then the staging directory and the lock
+ * (pep_ledger.c) from its staging directory, then the staging directory and the lock
  * file, and nothing else.  It therefore stays safe even if a later mode
  * relaxes the rule that the target must be empty.
  *
@@ -52,7 +52,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,15 +62,10 @@
 #include "pep_lockfile.h"
 #include "pep_output.h"
 
-#define PEP_SUCCESS_NAME "_SUCCESS"
-
 /* Linux's atomic exchange of two names; glibc declares it with _GNU_SOURCE. */
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
-
-/* Flags of every directory opened below: no link followed, no fd inherited. */
-#define PEP_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 static bool
 pep_same_file(const struct stat *a, const struct stat *b)
@@ -110,7 +104,7 @@ pep_file_problem(const struct stat *st)
 }
 
 /* The same for a directory: a staging directory or a target to replace. */
-static const char *
+const char *
 pep_dir_problem(const struct stat *st)
 {
 	if (S_ISLNK(st->st_mode))
@@ -815,130 +809,6 @@ pep_check_staging_name(PEPOutput *out)
 				 errmsg("staging directory \"%s\" was replaced during the export", out->staging),
 				 errdetail("The name no longer refers to the directory the export created; something with write access to \"%s\" changed it.",
 						   out->parent)));
-}
-
-/* Shared memory for a ledger of capacity entries and name_capacity bytes of names. */
-Size
-pep_ledger_size(int capacity, Size name_capacity)
-{
-	return add_size(add_size(offsetof(PEPLedger, entries),
-							 mul_size(sizeof(PEPLedgerEntry), capacity)),
-					name_capacity);
-}
-
-void
-pep_ledger_init(PEPLedger *ledger, int capacity, Size name_capacity)
-{
-	ledger->capacity = capacity;
-	ledger->name_capacity = name_capacity;
-	SpinLockInit(&ledger->mutex);
-	ledger->nentries = 0;
-	ledger->name_used = 0;
-}
-
-/* The name of an entry: one segment in its parent folder. */
-const char *
-pep_ledger_name(const PEPLedger *ledger, int entry)
-{
-	const char *names = (const char *) &ledger->entries[ledger->capacity];
-
-	return names + ledger->entries[entry].name_off;
-}
-
-/*
- * Enter a file or folder into the ledger before it is created: a part,
- * named for its entry number, _SUCCESS, or a partition folder called name,
- * each inside the folder entry parent (-1: the staging directory).
- * Returns the entry.  Used by workers too.
- */
-int
-pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name)
-{
-	char part[PEP_LEDGER_NAME_LEN];
-	Size len;
-	int n;
-	bool full;
-
-	if (kind == PEP_LEDGER_SUCCESS)
-		name = PEP_SUCCESS_NAME;
-	len = kind == PEP_LEDGER_PART ? PEP_LEDGER_NAME_LEN : strlen(name) + 1;
-
-	SpinLockAcquire(&ledger->mutex);
-	n = ledger->nentries;
-	full = n >= ledger->capacity || ledger->name_used + len > ledger->name_capacity;
-	if (!full)
-	{
-		PEPLedgerEntry *e = &ledger->entries[n];
-
-		e->parent = parent;
-		e->name_off = (uint32) ledger->name_used;
-		e->dir = (kind == PEP_LEDGER_FOLDER);
-		e->created = false;
-		ledger->nentries++;
-		ledger->name_used += len;
-	}
-	SpinLockRelease(&ledger->mutex);
-	if (full && kind == PEP_LEDGER_FOLDER)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("export would write more partition folders than its ledger can hold"),
-				 errdetail("The ledger holds %d entries and %zu bytes of folder names.",
-						   ledger->capacity, ledger->name_capacity),
-				 errhint("Partition by columns with shorter values.")));
-	if (full)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("export would write more than %d files", ledger->capacity)));
-
-	/* The slot is ours alone now; only cleanup reads it, after every worker is gone. */
-	if (kind == PEP_LEDGER_PART)
-	{
-		snprintf(part, sizeof(part), "part-%05d.parquet", n);
-		name = part;
-	}
-	strlcpy((char *) pep_ledger_name(ledger, n), name, len);
-	return n;
-}
-
-/* Mark a ledger entry's file or folder as created, once it exists. */
-void
-pep_ledger_created(PEPLedger *ledger, int entry)
-{
-	SpinLockAcquire(&ledger->mutex);
-	ledger->entries[entry].created = true;
-	SpinLockRelease(&ledger->mutex);
-}
-
-/*
- * Open the folder of ledger entry (-1: the staging directory) from the
- * staging directory's descriptor, one segment at a time, following no link
- * and entering only directories of the server's OS user that others cannot
- * write.  Returns a new descriptor, or -1 with errno set (EPERM for a
- * folder that fails the checks).
- */
-int
-pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry)
-{
-	int parent_fd;
-	int fd;
-	struct stat st;
-
-	if (entry < 0)
-		return openat(staging_fd, ".", PEP_OPEN_DIR);
-	parent_fd = pep_ledger_open_folder(staging_fd, ledger, ledger->entries[entry].parent);
-	if (parent_fd < 0)
-		return -1;
-	fd = openat(parent_fd, pep_ledger_name(ledger, entry), PEP_OPEN_DIR);
-	close(parent_fd);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || pep_dir_problem(&st) != NULL)
-	{
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	return fd;
 }
 
 /* The path of a ledger entry below the staging directory, for messages. */

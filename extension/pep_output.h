@@ -13,6 +13,7 @@
 
 #include <sys/stat.h>
 
+#include "pep_ledger.h"
 #include "pep_shared.h"
 
 typedef struct PEPOutput
@@ -41,20 +42,14 @@ extern void pep_output_publish(PEPOutput *out);
 extern void pep_output_release(PEPOutput *out);
 extern void pep_output_remove(PEPOutput *out, PEPLedger *ledger);
 
-/* What a ledger entry records. */
-typedef enum PEPLedgerKind
-{
-	PEP_LEDGER_PART,	/* a part file, named for its entry */
-	PEP_LEDGER_SUCCESS, /* the _SUCCESS marker */
-	PEP_LEDGER_FOLDER	/* a partition folder */
-} PEPLedgerKind;
+/* Flags of every directory the protocol opens: no link followed, no fd inherited. */
+#define PEP_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-extern Size pep_ledger_size(int capacity, Size name_capacity);
-extern void pep_ledger_init(PEPLedger *ledger, int capacity, Size name_capacity);
-extern const char *pep_ledger_name(const PEPLedger *ledger, int entry);
-extern int pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name);
-extern void pep_ledger_created(PEPLedger *ledger, int entry);
+/*
+ * Why a file, or a directory, cannot be one this server's exports made, as
+ * the end of a sentence whose subject is it; NULL if it can be.
+ */
 extern const char *pep_file_problem(const struct stat *st);
-extern int pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry);
+extern const char *pep_dir_problem(const struct stat *st);
 
 #endif /* PEP_OUTPUT_H */

@@ -13,6 +13,7 @@
 
 #include "access/tupdesc.h"
 
+#include "pep_ledger.h"
 #include "pep_shared.h"
 #include "pep_types.h"
 

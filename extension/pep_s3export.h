@@ -21,6 +21,7 @@
 #include "access/parallel.h"
 
 #include "pep_fault.h"
+#include "pep_ledger.h"
 #include "pep_shared.h"
 #include "pep_s3target.h"
 

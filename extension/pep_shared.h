@@ -10,9 +10,10 @@
  * tuples into columnar batches and hands them to the Java writer.  The
  * dynamic shared memory segment described here ties them together: fixed
  * facts about the export, the column specs (PEPColumn, pep_types.h), a
- * ledger of every file the export creates, and what the workers report
- * back.  Leader and workers are built from the same library, so every
- * struct here is read with the layout it was written with.
+ * ledger of every file the export creates (PEPLedger, pep_ledger.h), and
+ * what the workers report back.  Leader and workers are built from the
+ * same library, so every struct here is read with the layout it was
+ * written with.
  *
  * IDENTIFICATION
  *	  extension/pep_shared.h
@@ -55,17 +56,7 @@ typedef enum PEPTargetKind
 } PEPTargetKind;
 
 /* The most leaf relations a partitioned source may have. */
-#define PEP_MAX_LEAVES 8192
-/* Room in the ledger of an unpartitioned export: every part plus _SUCCESS. */
-#define PEP_LEDGER_CAPACITY 8192
-/*
- * Bytes of name area per file entry: "part-NNNNN.parquet", or an object
- * store's "part-NNNNN-EXPORTID.parquet", whose entry number takes more
- * than 5 digits in a partitioned export, and the NUL.
- */
-#define PEP_LEDGER_NAME_LEN 40
-/* Bytes of name area per partition folder, on average over the export. */
-#define PEP_LEDGER_FOLDER_NAME_LEN 64
+#define PEP_MAX_LEAVES			8192
 /* Levels of partition folders at most. */
 #define PEP_MAX_PARTITION_LEVELS 32
 /* Bytes of each leader-to-worker tuple queue for streamed sources. */
@@ -86,35 +77,6 @@ typedef struct PEPWorkerSlot
 	uint64 bytes_open; /* bytes the open part holds so far */
 	int parts;		   /* parts closed */
 } PEPWorkerSlot;
-
-/*
- * The ledger: every file and partition folder an export creates inside its
- * staging directory is entered here before it is created, and marked
- * created once it exists.  Cleanup removes exactly these names and nothing
- * else, so it stays safe whatever else the directory holds; it warns only
- * about entries marked created, so a warning never names a file that never
- * existed.  An entry names one path segment inside its parent, a folder
- * entered earlier or the staging directory itself; the names live in an
- * area after the entries, so the ledger is sized per export
- * (pep_ledger_size).
- */
-typedef struct PEPLedgerEntry
-{
-	int32 parent;	 /* entry of the folder holding it; -1: the staging directory */
-	uint32 name_off; /* offset of its name in the name area */
-	bool dir;		 /* a partition folder, not a file */
-	bool created;	 /* this export created it */
-} PEPLedgerEntry;
-
-typedef struct PEPLedger
-{
-	int capacity;								   /* entries there is room for */
-	Size name_capacity;							   /* bytes of the name area */
-	slock_t mutex;								   /* protects following fields */
-	int nentries;								   /* entries used */
-	Size name_used;								   /* bytes of the name area used */
-	PEPLedgerEntry entries[FLEXIBLE_ARRAY_MEMBER]; /* then the name area */
-} PEPLedger;
 
 /* Status shared by the leader and its workers. */
 typedef struct PEPShared

@@ -37,6 +37,7 @@
 #include "access/parallel.h"
 
 #include "pep_fault.h"
+#include "pep_ledger.h"
 #include "pep_options.h"
 #include "pep_route.h"
 #include "pep_shared.h"
