@@ -62,10 +62,10 @@ pep_ledger_name(const PEPLedger *ledger, int entry)
 int
 pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name)
 {
-	char		part[PEP_LEDGER_NAME_LEN];
-	Size		len;
-	int			n;
-	bool		full;
+	char part[PEP_LEDGER_NAME_LEN];
+	Size len;
+	int n;
+	bool full;
 
 	if (kind == PEP_LEDGER_SUCCESS)
 		name = PEP_SUCCESS_NAME;
@@ -127,8 +127,8 @@ pep_ledger_created(PEPLedger *ledger, int entry)
 int
 pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry)
 {
-	int			parent_fd;
-	int			fd;
+	int parent_fd;
+	int fd;
 	struct stat st;
 
 	if (entry < 0)

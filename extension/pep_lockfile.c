@@ -32,7 +32,7 @@
 void
 pep_lock_file_close(const PEPLockFile *lock, int fd)
 {
-	int			save_errno = errno;
+	int save_errno = errno;
 
 	if (lock->transient)
 		CloseTransientFile(fd);
@@ -50,18 +50,16 @@ pep_lock_file_close(const PEPLockFile *lock, int fd)
 int
 pep_lock_file(const PEPLockFile *lock, struct stat *held)
 {
-	int			flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | lock->flags;
+	int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | lock->flags;
 
 	Assert(!lock->transient || lock->dirfd == AT_FDCWD);
 	for (;;)
 	{
-		int			fd;
+		int fd;
 		struct stat named;
 		const char *why;
 
-		fd = lock->transient ?
-			OpenTransientFilePerm(lock->path, flags, S_IRUSR | S_IWUSR) :
-			openat(lock->dirfd, lock->name, flags, S_IRUSR | S_IWUSR);
+		fd = lock->transient ? OpenTransientFilePerm(lock->path, flags, S_IRUSR | S_IWUSR) : openat(lock->dirfd, lock->name, flags, S_IRUSR | S_IWUSR);
 		if (fd < 0)
 		{
 			if (!(flags & O_CREAT) && errno == ENOENT)

@@ -711,7 +711,7 @@ pep_sweep_staging(PEPOutput *out)
 static void
 pep_output_lock_busy(const PEPLockFile *lock)
 {
-	PEPOutput  *out = lock->arg;
+	PEPOutput *out = lock->arg;
 
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_IN_USE),

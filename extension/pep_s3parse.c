@@ -25,14 +25,14 @@
 static bool
 pep_s3_is_ipv4_shaped(const char *name)
 {
-	int			a,
-				b,
-				c,
-				d,
-				end = -1;
+	int a,
+		b,
+		c,
+		d,
+		end = -1;
 
 	return sscanf(name, "%d.%d.%d.%d%n", &a, &b, &c, &d, &end) == 4 &&
-		end == (int) strlen(name) && strspn(name, "0123456789.") == strlen(name);
+		   end == (int) strlen(name) && strspn(name, "0123456789.") == strlen(name);
 }
 
 /*
@@ -42,9 +42,9 @@ pep_s3_is_ipv4_shaped(const char *name)
 const char *
 pep_s3_bucket_problem(const char *bucket)
 {
-	static const char *const reserved_prefixes[] = {"xn--", "sthree-", "amzn-s3-demo-"};
-	static const char *const reserved_suffixes[] = {"-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"};
-	size_t		len = strlen(bucket);
+	static const char *const reserved_prefixes[] = { "xn--", "sthree-", "amzn-s3-demo-" };
+	static const char *const reserved_suffixes[] = { "-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3" };
+	size_t len = strlen(bucket);
 
 	if (len < 3 || len > 63)
 		return "A bucket name is 3 to 63 characters long.";
@@ -61,7 +61,7 @@ pep_s3_bucket_problem(const char *bucket)
 			return psprintf("Bucket names beginning with \"%s\" are reserved.", reserved_prefixes[i]);
 	for (int i = 0; i < lengthof(reserved_suffixes); i++)
 	{
-		size_t		slen = strlen(reserved_suffixes[i]);
+		size_t slen = strlen(reserved_suffixes[i]);
 
 		if (len > slen && strcmp(bucket + len - slen, reserved_suffixes[i]) == 0)
 			return psprintf("Bucket names ending in \"%s\" are reserved.", reserved_suffixes[i]);
@@ -73,13 +73,13 @@ pep_s3_bucket_problem(const char *bucket)
 List *
 pep_s3_split_list(const char *value)
 {
-	List	   *items = NIL;
-	char	   *item = pstrdup(value);
+	List *items = NIL;
+	char *item = pstrdup(value);
 
 	for (;;)
 	{
-		char	   *comma = strchr(item, ',');
-		char	   *end;
+		char *comma = strchr(item, ',');
+		char *end;
 
 		if (comma != NULL)
 			*comma = '\0';
@@ -155,7 +155,7 @@ pep_s3_endpoint_parse(const char *endpoint, char **host, int *port)
 	if (colon != NULL)
 	{
 		const char *digits = colon + 1;
-		size_t		ndigits = end - digits;
+		size_t ndigits = end - digits;
 
 		if (ndigits < 1 || ndigits > 5 || strspn(digits, "0123456789") < ndigits ||
 			(*port = atoi(pnstrdup(digits, ndigits))) < 1 || *port > 65535)

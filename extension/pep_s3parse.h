@@ -31,4 +31,4 @@ extern const char *pep_s3_endpoint_parse(const char *endpoint, char **host, int 
 /* Whether s[0..len) is only [0-9A-Za-z] and the characters of extra. */
 extern bool pep_s3_only(const char *s, size_t len, const char *extra);
 
-#endif							/* PEP_S3PARSE_H */
+#endif /* PEP_S3PARSE_H */

@@ -56,7 +56,7 @@ typedef enum PEPTargetKind
 } PEPTargetKind;
 
 /* The most leaf relations a partitioned source may have. */
-#define PEP_MAX_LEAVES			8192
+#define PEP_MAX_LEAVES 8192
 /* Levels of partition folders at most. */
 #define PEP_MAX_PARTITION_LEVELS 32
 /* Bytes of each leader-to-worker tuple queue for streamed sources. */
