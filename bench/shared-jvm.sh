@@ -9,7 +9,7 @@
 # writer (bench/SharedJvm.java): ROWS rows of the benchmark table's kinds
 # written by 1 JVM with 1 thread, 1 JVM with N threads and N JVMs with 1
 # thread each, for N = 2 and 4, rounds interleaved. The JVMs run with the
-# extension's default jvm_options (read from extension/pep_guc.c) and the
+# extension's default jvm_options (read from extension/src/entry/pep_guc.c) and the
 # installed jar.
 #
 # Usage: bench/shared-jvm.sh [ROWS [ROUNDS]]      defaults: 10000000 rows, 5
@@ -34,8 +34,8 @@ jar="$(pg_config --sharedir)/extension/parallel_export_parquet.jar"
 read -r -a options < <(awk '/&pep_jvm_options,/ { on = 1; next } on && /PGC_SUSET/ { exit }
 	on { while (match($0, /"[^"]*"/)) { printf "%s", substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH) } }
 	END { print "" }' \
-	"$root/extension/pep_guc.c")
-[ "${#options[@]}" -gt 3 ] || { echo "shared-jvm.sh: default jvm_options not found in extension/pep_guc.c" >&2; exit 1; }
+	"$root/extension/src/entry/pep_guc.c")
+[ "${#options[@]}" -gt 3 ] || { echo "shared-jvm.sh: default jvm_options not found in extension/src/entry/pep_guc.c" >&2; exit 1; }
 options+=(-Xrs)
 read -r -a extra <<< "${BENCH_JVM_EXTRA:-}"
 options+=("${extra[@]}")

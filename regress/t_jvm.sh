@@ -196,10 +196,10 @@ while read -r example; do
 	ok $? "the documented allowed '$example' is accepted" "$out"
 done <<<"$doc_allowed"
 # And the other way: every flag, option and property on the code's list
-# (extension/pep_jvmopts.c: pep_flags, pep_exact, pep_properties, the
+# (extension/src/jvm/pep_jvmopts.c: pep_flags, pep_exact, pep_properties, the
 # collectors and sizes; not pep_refused) is in that part of docs/settings.md.
 doc_part=$(awk '/^\*\*What `jvm_options` allows\.\*\*/ { on = 1 } on && /^\*\*Attaching/ { exit } on' "$here/../docs/settings.md")
-missing=$(awk '/pep_refused\[\] =/ { skip = 1 } skip && /^};/ { skip = 0; next } !skip' "$here/../extension/pep_jvmopts.c" |
+missing=$(awk '/pep_refused\[\] =/ { skip = 1 } skip && /^};/ { skip = 0; next } !skip' "$here/../extension/src/jvm/pep_jvmopts.c" |
 	grep -oE '^\s*\{?"(-XX:[+]?|-X|-D|)[A-Za-z0-9.:]+=?"' |
 	sed -E 's/^\s*\{?"//; s/"$//; s/^-XX:[+]?//' | sort -u |
 	while read -r name; do grep -qF -- "$name" <<<"$doc_part" || echo "$name"; done)

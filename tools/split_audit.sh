@@ -4,7 +4,7 @@
 # table's blocks between the workers (DESIGN.md, "What a test may depend on").
 #
 # The test cluster's postgresql.conf gets parallel_export_parquet.starve_worker
-# = K (extension/pep_fault.c): worker K begins its share of a table's scan
+# = K (extension/src/testhooks/pep_fault.c): worker K begins its share of a table's scan
 # only after the other workers have finished theirs, so it gets no block, as
 # a worker starved of CPU on a busy machine may. A check that fails here and
 # passes in tools/test.sh depends on the split: make the split certain (one

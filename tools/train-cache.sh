@@ -13,7 +13,7 @@
 #     and the writer's, loaded and linked ahead of time, in one file;
 #   - an older one (17, 21) writes DIR/parallel_export_parquet.jsa, a dynamic
 #     AppCDS archive on top of the JDK's own.
-# extension/pep_java.c gives the workers whichever of the two exists. Both
+# extension/src/jvm/pep_java.c gives the workers whichever of the two exists. Both
 # are removed first, so a JDK change never leaves a stale one beside the
 # new. Both train with the workers' collector; the AOT cache also with
 # their heap sizes (its archived heap objects are laid out for them) and

@@ -1,5 +1,5 @@
 -- regress/sql/jvm_options.sql: the allow-list of
--- parallel_export_parquet.jvm_options (extension/pep_jvmopts.c), run by
+-- parallel_export_parquet.jvm_options (extension/src/jvm/pep_jvmopts.c), run by
 -- pg_prove (tools/test.sh). Every option not on the list is refused at SET
 -- with 22023, a detail naming it and, for one simply not on the list, a hint
 -- pointing at the table of docs/settings.md: options that crash or stop a

@@ -66,7 +66,7 @@ public final class BatchSink {
   private final ParquetProperties properties;
   private ByteBuffer buffer;
   private long batches;
-  // Set by failNextBatch, the fault injection's java_error (extension/pep_fault.c).
+  // Set by failNextBatch, the fault injection's java_error (extension/src/testhooks/pep_fault.c).
   private boolean failNextBatch;
   private final DirectBuffers buffers = new DirectBuffers();
   private PartFile.Factory partFiles =
@@ -488,8 +488,8 @@ public final class BatchSink {
 
   /**
    * Makes the next writeBatch throw, as a failure inside the writer would: the fault injection's
-   * java_error, which the C side decides to strike (extension/pep_fault.c) so that it can pick
-   * whichever worker reaches the batch first.
+   * java_error, which the C side decides to strike (extension/src/testhooks/pep_fault.c) so that it
+   * can pick whichever worker reaches the batch first.
    */
   public void failNextBatch() {
     failNextBatch = true;

@@ -9,9 +9,9 @@ import java.lang.annotation.Native;
  * the code in BatchSink.create's kinds array. This class is the one definition of both: every
  * constant is {@code @Native}, so javac -h writes them into the header
  * org_parallelexport_parquet_ColumnKind.h that the C build generates from this file and includes
- * (extension/pep_contract.h). A constant the C side uses cannot be renamed or removed here without
- * the C build failing, and a changed number reaches both sides at once. No file records the codes,
- * so these two sides are all that must agree.
+ * (extension/include/pep_contract.h). A constant the C side uses cannot be renamed or removed here
+ * without the C build failing, and a changed number reaches both sides at once. No file records the
+ * codes, so these two sides are all that must agree.
  */
 final class ColumnKind {
   @Native static final int BOOL = 0;

@@ -30,7 +30,10 @@ public final class JniMethods {
   private static final String BUFFER = "Ljava/nio/ByteBuffer;";
   private static final String SINK_TYPE = "L" + SINK + ";";
 
-  /** extension/pep_sink.c (BatchSink), extension/pep_s3worker.c, extension/pep_s3sweep.c. */
+  /**
+   * extension/src/worker/pep_sink.c (BatchSink), extension/src/output/s3/pep_s3worker.c,
+   * extension/src/output/s3/pep_s3sweep.c.
+   */
   public static final List<Method> METHODS =
       List.of(
           call(

@@ -14,8 +14,9 @@ import org.apache.parquet.schema.MessageType;
  * optional group &lt;name&gt; (LIST) { repeated group list { optional &lt;element type&gt; element; } }
  * </pre>
  *
- * <p>The value is a nested payload in the var area, written by the C side (extension/pep_nested.c,
- * whose header is the reference for this format; all integers native-endian):
+ * <p>The value is a nested payload in the var area, written by the C side
+ * (extension/src/encode/pep_nested.c, whose header is the reference for this format; all integers
+ * native-endian):
  *
  * <pre>
  * LIST payload    int32 count, count null bytes (1 = NULL element), then each non-NULL

@@ -9,7 +9,7 @@ import java.lang.annotation.Native;
  * generates from this file (org_parallelexport_parquet_OptionDefaults.h, every constant here being
  * {@code @Native}) and applies them to arguments passed as NULL; the Strings, which cannot be
  * {@code @Native}, it reads from the header the build makes with javap -constants
- * (extension/pep_contract.h). The SQL function's DEFAULT clauses and the option table of
+ * (extension/include/pep_contract.h). The SQL function's DEFAULT clauses and the option table of
  * docs/usage.md restate them for users, and OptionDefaultsTest fails when either disagrees with
  * this file.
  */

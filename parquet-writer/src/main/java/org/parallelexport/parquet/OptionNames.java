@@ -4,10 +4,10 @@ package org.parallelexport.parquet;
  * OptionNames: the keys of the "key=value" lines in which the C side passes the writer options,
  * defined once.
  *
- * <p>SinkOptions parses these keys. The C side writes them (extension/pep_options.c) from the
- * header the C build makes of this file's constants (extension/pep_contract.h): Java Strings cannot
- * be {@code @Native}, so the build lists them with javap -constants, and a key renamed or dropped
- * here fails the C build as a changed {@code @Native} constant does.
+ * <p>SinkOptions parses these keys. The C side writes them (extension/src/entry/pep_options.c) from
+ * the header the C build makes of this file's constants (extension/include/pep_contract.h): Java
+ * Strings cannot be {@code @Native}, so the build lists them with javap -constants, and a key
+ * renamed or dropped here fails the C build as a changed {@code @Native} constant does.
  */
 final class OptionNames {
   static final String CREATED_BY_EXTENSION = "created_by_extension";

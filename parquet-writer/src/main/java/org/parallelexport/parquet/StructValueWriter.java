@@ -11,9 +11,10 @@ import org.apache.parquet.schema.MessageType;
  * StructValueWriter: a PostgreSQL composite value (kind STRUCT) as a Parquet group with one
  * optional field per attribute, in attribute order, named as PostgreSQL names them.
  *
- * <p>The value is a STRUCT payload (format in ListValueWriter's header and extension/pep_nested.c):
- * per field a null byte, then the field's nested form unless it is NULL. A NULL field is missing at
- * this group's definition level, a NULL composite at its parent's, so the two stay distinct.
+ * <p>The value is a STRUCT payload (format in ListValueWriter's header and
+ * extension/src/encode/pep_nested.c): per field a null byte, then the field's nested form unless it
+ * is NULL. A NULL field is missing at this group's definition level, a NULL composite at its
+ * parent's, so the two stay distinct.
  */
 final class StructValueWriter extends VarWidthValueWriter {
   private final ValueWriter[] fields;

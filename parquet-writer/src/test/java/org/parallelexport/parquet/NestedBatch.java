@@ -13,7 +13,7 @@ import org.apache.parquet.io.api.Binary;
 
 /**
  * NestedBatch: columns of any type tree for the level tests, filled from plain Java values both
- * into a batch (nested payloads laid out as extension/pep_nested.c writes them) and into
+ * into a batch (nested payloads laid out as extension/src/encode/pep_nested.c writes them) and into
  * parquet-java's example Groups, the input of its own record path.
  *
  * <p>A value is null, an Integer (INT32), a Long (INT64), a String (STRING), a long[] {months,

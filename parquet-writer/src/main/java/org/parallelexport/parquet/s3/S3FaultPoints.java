@@ -4,11 +4,12 @@ package org.parallelexport.parquet.s3;
  * S3FaultPoints: the names of the object-store fault points of the failure tests, defined once.
  *
  * <p>The superuser-only setting parallel_export_parquet.fault_injection names a fault point, which
- * C parses (extension/pep_fault.c); a worker hands an object-store point's name to its session
- * (S3Export.injectFault, S3Sweep.injectFault), and S3Faults switches on these names. C takes them
- * from the header the C build makes of this file's constants (extension/pep_contract.h, as for
- * OptionNames), so a point renamed or dropped here fails the C build, and one C spells otherwise
- * fails it too, instead of a test's fault silently never firing.
+ * C parses (extension/src/testhooks/pep_fault.c); a worker hands an object-store point's name to
+ * its session (S3Export.injectFault, S3Sweep.injectFault), and S3Faults switches on these names. C
+ * takes them from the header the C build makes of this file's constants
+ * (extension/include/pep_contract.h, as for OptionNames), so a point renamed or dropped here fails
+ * the C build, and one C spells otherwise fails it too, instead of a test's fault silently never
+ * firing.
  */
 final class S3FaultPoints {
   static final String S3_ERROR = "s3_error";

@@ -13,10 +13,11 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * S3Faults: the failure tests' deterministic faults of the object store, one SDK interceptor.
  *
- * <p>The superuser-only setting parallel_export_parquet.fault_injection (extension/pep_fault.c)
- * names a fault point; the worker it applies to switches the fault on here (S3Export.injectFault),
- * and every client of that worker's session, the exit path's too, sends its requests through this
- * interceptor, so a fault reaches the requests a real failing server would:
+ * <p>The superuser-only setting parallel_export_parquet.fault_injection
+ * (extension/src/testhooks/pep_fault.c) names a fault point; the worker it applies to switches the
+ * fault on here (S3Export.injectFault), and every client of that worker's session, the exit path's
+ * too, sends its requests through this interceptor, so a fault reaches the requests a real failing
+ * server would:
  *
  * <ul>
  *   <li>s3_error: every UploadPart is answered 503, which the retry strategy retries to exhaustion.

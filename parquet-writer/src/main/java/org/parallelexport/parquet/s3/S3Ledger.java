@@ -21,15 +21,15 @@ import java.util.Objects;
  * S3Ledger: a worker's writer of its export's ledger file, and the reader of a record.
  *
  * <p>The caller's backend creates the ledger file, holds its lock for the export's life and writes
- * the first two lines (extension/pep_s3ledger.c); workers open it by the path it gives them and
- * append one line per step, each fsynced before the step it records, so that whatever the export
- * did before a crash is in the file: "key K" before CreateMultipartUpload of K, "upload K ID" once
- * it answered, "complete K" before CompleteMultipartUpload, "previous MANIFEST" (with overwrite,
- * the replaced export's manifest in base64) and "success EXPORTID" before the _SUCCESS PUT,
- * "superseded K" before a replaced export's part is deleted. Every line is one write to a file
- * opened for appending (O_APPEND), so lines of several workers never interleave. The file is never
- * created here and a symbolic link in its place is refused, not followed: the path must name the
- * regular file the caller made.
+ * the first two lines (extension/src/output/s3/pep_s3ledger.c); workers open it by the path it
+ * gives them and append one line per step, each fsynced before the step it records, so that
+ * whatever the export did before a crash is in the file: "key K" before CreateMultipartUpload of K,
+ * "upload K ID" once it answered, "complete K" before CompleteMultipartUpload, "previous MANIFEST"
+ * (with overwrite, the replaced export's manifest in base64) and "success EXPORTID" before the
+ * _SUCCESS PUT, "superseded K" before a replaced export's part is deleted. Every line is one write
+ * to a file opened for appending (O_APPEND), so lines of several workers never interleave. The file
+ * is never created here and a symbolic link in its place is refused, not followed: the path must
+ * name the regular file the caller made.
  */
 public final class S3Ledger implements Closeable {
   private final Path path;

@@ -21,7 +21,8 @@ import javax.crypto.spec.SecretKeySpec;
  * export's credentials. So worker 0 seals every manifest it writes, and an overwrite acts on a
  * previous manifest only if its seal verifies with this server's key. The key is 32 random bytes in
  * $PGDATA/parallel_export_parquet_manifest.key, which the caller's backend creates (0600) and hands
- * to worker 0 as hex through the export's DSM (extension/pep_s3seal.c); it is never printed.
+ * to worker 0 as hex through the export's DSM (extension/src/output/s3/pep_s3seal.c); it is never
+ * printed.
  *
  * <p>What is sealed is what an overwrite acts on: the bucket and prefix the manifest is under, its
  * export id and every part name, each length-prefixed so that no two different lists give the same

@@ -23,14 +23,14 @@ import java.util.regex.Pattern;
 /**
  * S3Record: what one object-store export recorded in its ledger file, parsed.
  *
- * <p>The ledger file (extension/pep_s3ledger.h has the format) holds one line per step, each
- * fsynced before the step it records; S3Sweep undoes a dead export from this value alone. Parsing
- * is strict, because a sweep acts on it: an unknown line, a malformed first line, or a key outside
- * the record's own target makes the whole record unusable, and nothing is swept. The one thing
- * tolerated is a last line without its newline: the write of that line did not finish, so the step
- * it would have recorded was never taken (a lost "upload K ID" leaves "key K", which the sweep
+ * <p>The ledger file (extension/include/pep_s3ledger.h has the format) holds one line per step,
+ * each fsynced before the step it records; S3Sweep undoes a dead export from this value alone.
+ * Parsing is strict, because a sweep acts on it: an unknown line, a malformed first line, or a key
+ * outside the record's own target makes the whole record unusable, and nothing is swept. The one
+ * thing tolerated is a last line without its newline: the write of that line did not finish, so the
+ * step it would have recorded was never taken (a lost "upload K ID" leaves "key K", which the sweep
  * resolves by listing the uploads of exactly that key). The "owner" line is the caller's to check
- * (extension/pep_s3ledger.c): a record of another server is never read here.
+ * (extension/src/output/s3/pep_s3ledger.c): a record of another server is never read here.
  *
  * <p>A record is UTF-8, and its first line ends in a "utf8" field that says so. A record written
  * before (version 1.1) has no such field, and its first line holds the target in the database

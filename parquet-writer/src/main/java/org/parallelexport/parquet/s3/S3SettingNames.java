@@ -5,9 +5,9 @@ package org.parallelexport.parquet.s3;
  * settings (S3Settings), defined once.
  *
  * <p>S3Settings parses these keys. The C side writes the ones a foreign server or user mapping
- * gives (extension/pep_s3server.c) from the header the C build makes of this file's constants
- * (extension/pep_contract.h, as for OptionNames), so a key renamed or dropped here fails the C
- * build. The option names of the foreign-data wrapper are these keys.
+ * gives (extension/src/output/s3/pep_s3server.c) from the header the C build makes of this file's
+ * constants (extension/include/pep_contract.h, as for OptionNames), so a key renamed or dropped
+ * here fails the C build. The option names of the foreign-data wrapper are these keys.
  */
 final class S3SettingNames {
   static final String ENDPOINT = "endpoint";
