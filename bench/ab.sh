@@ -118,21 +118,21 @@ awk -v a="$label_a" -v b="$label_b" -v c="$columns" -v w="$workers" '
 		for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j > 0 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
 		return (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
 	}
-	function summary(l,   i, n, s, u, lo, hi, clo, chi, ld) {
+	function summary(l,   i, n, s, u, lo, hi, clo, chi) {
 		n = 0
-		for (i = 1; i <= runs[l]; i++) {
-			n++; s[n] = wall[l, i]; u[n] = cpu[l, i]
+		for (i = 1; i <= np; i++) {
+			n++; s[n] = wall[l, pairno[i]]; u[n] = cpu[l, pairno[i]]
 			if (n == 1 || s[n] < lo) lo = s[n]
 			if (n == 1 || s[n] > hi) hi = s[n]
 			if (n == 1 || u[n] < clo) clo = u[n]
 			if (n == 1 || u[n] > chi) chi = u[n]
 		}
 		mw[l] = median(s, n); mc[l] = median(u, n)
-		printf "%s: %d runs, wall median %.3f s (%.3f-%.3f), workers CPU median %.2f s (%.2f-%.2f), %.2fM values per CPU-second per worker, %d rows, output %d bytes\n",
+		printf "%s: %d runs, wall median %.3f s (%.3f-%.3f), workers CPU median %.2f s (%.2f-%.2f), %.2fM values per CPU-second per worker, %d rows, last output %d bytes\n",
 			l, n, mw[l], lo, hi, mc[l], clo, chi, rows[l] * c / mc[l] / 1e6, rows[l], bytes[l]
 	}
 	{
-		runs[$1]++; wall[$1, $2] = $3; cpu[$1, $2] = $4; rows[$1] = $5; bytes[$1] = $6
+		wall[$1, $2] = $3; cpu[$1, $2] = $4; rows[$1] = $5; bytes[$1] = $6
 		if (!($2 in seen)) { np++; pairno[np] = $2; seen[$2] = 1 }
 		if (!(lmin) || $7 < lmin) lmin = $7
 		if ($7 > lmax) lmax = $7
