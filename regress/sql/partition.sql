@@ -9,7 +9,7 @@
 -- overwrite of a partitioned or unpartitioned export, and its refusal
 -- of a tree with a foreign file deep inside. The values inside the files are
 -- read back by DuckDB and Spark (regress/readback, regress/matrix); the
--- object-store target by regress/t_s3.sh.
+-- object-store target by regress/t_s3_partition.sh.
 \set topic partition
 BEGIN;
 SET LOCAL client_min_messages = warning;

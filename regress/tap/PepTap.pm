@@ -5,7 +5,7 @@
 # cluster with the extension created and a table to export, the names an
 # export into a directory uses beside it (staging directory, lock file), and
 # the wait for an export held at a pause point of the superuser-only fault
-# injection setting (extension/pep_fault.c): the paused caller's query text
+# injection setting (extension/src/testhooks/pep_fault.c): the paused caller's query text
 # in pg_stat_activity becomes the pause's mark with wait event Extension, so
 # a test waits for that row instead of sleeping.
 package PepTap;
