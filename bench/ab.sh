@@ -26,6 +26,8 @@
 # and range of both, values (rows x columns) per CPU-second per worker, and
 # B/A: the ratio of the medians and the median of the pairs' ratios.
 set -euo pipefail
+# shellcheck source=bench/psql-times.sh
+source "$(dirname "${BASH_SOURCE[0]}")/psql-times.sh"
 
 usage="usage: bench/ab.sh PAIRS SOURCE WORKERS TARGET LABEL:PEP_TMP:PORT LABEL:PEP_TMP:PORT"
 [[ $# -eq 6 ]] || {
@@ -91,12 +93,7 @@ run_one() {
 	)
 	bytes=$(du -sb "$folder" | cut -f1)
 	rm -rf "$folder"
-	read -r secs cpu rows < <(awk -v hz="$hz" '
-		$1 == "ticks_before" { b = $2 }
-		$1 == "ticks_after" { a = $2 }
-		/^rows\|/ { split($0, f, "|"); rows = f[2] }
-		/^Time: / { secs = $2 / 1000 }
-		END { printf "%.3f %.2f %d\n", secs, (a - b) / hz, rows }' <<<"$out")
+	read -r secs cpu rows < <(bench_psql_times "$hz" <<<"$out")
 	echo "$label $run $secs $cpu $rows $bytes $(cut -d' ' -f1 /proc/loadavg)"
 }
 

@@ -41,6 +41,8 @@ runs=${3:-3}
 
 # shellcheck source=../tools/cluster.sh
 source "$root/tools/cluster.sh"
+# shellcheck source=bench/psql-times.sh
+source "$bench_dir/psql-times.sh"
 pep_running || {
 	echo "cpu: no cluster at $PEP_TMP (tools/cluster.sh start)" >&2
 	exit 1
@@ -119,12 +121,7 @@ for run in $(seq "$runs"); do
 		wait "$sampler" 2>/dev/null || true
 	fi
 	rm -rf "$out"
-	read -r secs cpu rows < <(awk -v hz="$hz" '
-		$1 == "ticks_before" { b = $2 }
-		$1 == "ticks_after" { a = $2 }
-		/^rows\|/ { split($0, f, "|"); rows = f[2] }
-		/^Time: / { secs = $2 / 1000 }
-		END { printf "%.3f %.2f %d\n", secs, (a - b) / hz, rows }' "$work/psql.out")
+	read -r secs cpu rows < <(bench_psql_times "$hz" <"$work/psql.out")
 	# each worker encodes its share of the values in its share of the CPU time
 	per_worker=$(awk -v r="$rows" -v c="$columns" -v cpu="$cpu" 'BEGIN { printf "%.2f", r * c / cpu / 1e6 }')
 	printf 'run %d: %s rows x %s columns, wall %s s, workers CPU %s s, %sM values per CPU-second per worker; load %s\n' \
