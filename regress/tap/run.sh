@@ -9,7 +9,9 @@
 # into $PG_CONFIG's PostgreSQL (tools/build.sh).
 #
 # PostgreSQL refuses to run as root, so as root the tests run as OS user
-# postgres (tools/cluster.sh's pep_as_postgres). PEP_EXTRA_CONF, if set, is
+# postgres (tools/cluster.sh's pep_as_postgres), from a copy of this folder
+# in the scratch directory: the checkout may sit where postgres cannot read
+# (a root-only clone under mktemp -d or /root). PEP_EXTRA_CONF, if set, is
 # appended to every test cluster's postgresql.conf through the framework's
 # TEMP_CONFIG, as tools/cluster.sh appends it to its own.
 #
@@ -32,13 +34,14 @@ if [[ ! -f "$perl_lib/PostgreSQL/Test/Cluster.pm" ]]; then
 fi
 work="${PEP_TAP_DIR:-${PEP_TMP:-/tmp/pep}-tap}"
 rm -rf "$work"
-mkdir -p "$work/tmp_check/log"
+mkdir -p "$work/tmp_check/log" "$work/suite"
+cp -R "$here/PepTap.pm" "$here/t" "$work/suite/"
 if [[ -n "${PEP_EXTRA_CONF:-}" ]]; then
 	printf '%s\n' "$PEP_EXTRA_CONF" >"$work/extra.conf"
 fi
 [[ $(id -u) -eq 0 ]] && chown -R postgres: "$work"
 
-cd "$here"
+cd "$work/suite"
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] || tests=(t/*.pl)
 rc=0
@@ -50,5 +53,5 @@ pep_as_postgres env \
 	PG_REGRESS="$pgxs/test/regress/pg_regress" \
 	TESTDIR="$work" TESTDATADIR="$work/tmp_check" TESTLOGDIR="$work/tmp_check/log" \
 	${PEP_EXTRA_CONF:+TEMP_CONFIG="$work/extra.conf"} \
-	bash -c 'cd "$0" && exec prove --verbose --nocolor -I . "$@"' "$here" "${tests[@]}" || rc=$?
+	bash -c 'cd "$0" && exec prove --verbose --nocolor -I . "$@"' "$work/suite" "${tests[@]}" || rc=$?
 exit "$rc"
