@@ -72,8 +72,8 @@ pep_fields_add(PEPFields *fields, char *path)
 	{
 		fields->size = fields->size == 0 ? 16 : fields->size * 2;
 		fields->items = fields->items == NULL
-			? palloc(sizeof(PEPField) * fields->size)
-			: repalloc(fields->items, sizeof(PEPField) * fields->size);
+							? palloc(sizeof(PEPField) * fields->size)
+							: repalloc(fields->items, sizeof(PEPField) * fields->size);
 	}
 	fields->items[fields->n].path = path;
 	fields->items[fields->n].id = -1;
