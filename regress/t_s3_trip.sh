@@ -4,7 +4,8 @@
 # t_s3_partition.sh hold the other object-store cases split from t_s3.sh).
 #
 # Cases:
-#   round trip   a table and a query (several parts, zstd) read back; the
+#   round trip   a table and a query (several parts, zstd, field_ids and
+#                kv_metadata in every part) read back; the
 #                manifest in _SUCCESS lists exactly the parts, with their rows;
 #                parallel_export_parquet_last() and the LOG line name the URL;
 #                the table's workers load every class of the S3 client (the
@@ -81,7 +82,8 @@ ok $? "round trip table: no class of the S3 client was loaded from outside the A
 	"$(wc -l <<<"$outside") loaded from the jar, among them:"$'\n'"$(head -n 10 <<<"$outside")"
 
 got=$(s3_export "'SELECT id, t, n FROM pep_s3_types WHERE id % 2 = 0', 's3://$BUCKET/trip/query', 2,
-	compression => 'zstd', file_size_bytes => 65536")
+	compression => 'zstd', file_size_bytes => 65536,
+	field_ids => '{\"id\": 11, \"n\": 13}', kv_metadata => '{\"lake.run\": \"trip\"}'")
 assert_s3_whole "trip/query/" 25000 "$got" "round trip query: whole export"
 parts=$(objects_of "$(state_of trip/query/)")
 [[ $parts -ge 4 ]]
@@ -93,6 +95,12 @@ ok $? "round trip query: DuckDB reads every value PostgreSQL holds" \
 	"$(diff <(echo "$pg_q") <(echo "$duck_q") | head -5)"
 [[ "$(duck trip/query "SELECT DISTINCT compression FROM parquet_metadata('$PEP_S3_DATA/$BUCKET/trip/query/*.parquet')")" == ZSTD ]]
 ok $? "round trip query: the parts are zstd-compressed"
+ids="$(duck trip/query "SELECT DISTINCT name || ':' || coalesce(field_id::VARCHAR, '-') FROM parquet_schema('$PEP_S3_DATA/$BUCKET/trip/query/*.parquet') ORDER BY 1")"
+[[ "$ids" == $'id:11\nn:13\nschema:-\nt:-' ]]
+ok $? "round trip query: every part has the field ids field_ids gave" "$ids"
+runs="$(duck trip/query "SELECT count(*) || ' ' || count(DISTINCT file_name) FROM parquet_kv_metadata('$PEP_S3_DATA/$BUCKET/trip/query/*.parquet') WHERE decode(key) = 'lake.run' AND decode(value) = 'trip'")"
+[[ "$runs" == "$((parts - 1)) $((parts - 1))" ]]
+ok $? "round trip query: every part's footer has the kv_metadata pair" "$runs of $((parts - 1)) parts"
 
 # --- A prefix that holds someone else's object is refused, and kept.
 look put "$BUCKET" busy/theirs.csv "a,b"

@@ -12,6 +12,6 @@
 #define PEP_EXTENSION_H
 
 #define PEP_EXTENSION_NAME "parallel_export_parquet"
-#define PEP_VERSION		   "1.1"
+#define PEP_VERSION		   "1.2"
 
 #endif /* PEP_EXTENSION_H */

@@ -13,6 +13,7 @@
 
 #include "fmgr.h"
 #include "utils/array.h"
+#include "utils/jsonb.h"
 
 #include "pep_source.h"
 
@@ -34,6 +35,8 @@ typedef struct PEPOptions
 	char *s3_server;				 /* foreign server of an s3:// target, or NULL */
 	ArrayType *partition_by;		 /* column names of the folder levels, or NULL */
 	bool write_partition_columns;	 /* keep them in the files too */
+	char *field_ids;				 /* 'auto' or a JSON object, or NULL: none */
+	Jsonb *kv_metadata;				 /* footer key-value pairs, or NULL */
 } PEPOptions;
 
 /* dictionary => true, false, or NULL: decided per column from statistics. */
@@ -59,7 +62,9 @@ typedef struct PEPOptions
 #define PEP_ARG_COMPATIBILITY			16
 #define PEP_ARG_PARTITION_BY			17
 #define PEP_ARG_WRITE_PARTITION_COLUMNS 18
-#define PEP_NARGS						19
+#define PEP_ARG_FIELD_IDS				19
+#define PEP_ARG_KV_METADATA				20
+#define PEP_NARGS						21
 
 /* Version 1.0's SQL definitions pass this many; later arguments take their defaults. */
 #define PEP_NARGS_1_0 15

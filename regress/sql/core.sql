@@ -22,17 +22,17 @@ SELECT plan(65);
 -- Installation and signatures
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 SELECT lives_ok('CREATE EXTENSION parallel_export_parquet', 'extension installs');
-SELECT has_function('parallel_export_parquet', ARRAY['text', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean'],
+SELECT has_function('parallel_export_parquet', ARRAY['text', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean', 'text', 'jsonb'],
                     'parallel_export_parquet(text, text, integer, options...) exists');
-SELECT has_function('parallel_export_parquet', ARRAY['regclass', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean'],
+SELECT has_function('parallel_export_parquet', ARRAY['regclass', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean', 'text', 'jsonb'],
                     'parallel_export_parquet(regclass, text, integer, options...) exists');
-SELECT function_returns('parallel_export_parquet', ARRAY['text', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean'], 'bigint',
+SELECT function_returns('parallel_export_parquet', ARRAY['text', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean', 'text', 'jsonb'], 'bigint',
                         'text overload returns bigint');
-SELECT function_returns('parallel_export_parquet', ARRAY['regclass', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean'], 'bigint',
+SELECT function_returns('parallel_export_parquet', ARRAY['regclass', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'integer', 'boolean', 'boolean', 'text', 'text[]', 'boolean', 'text', 'text', 'text', 'text[]', 'boolean', 'text', 'jsonb'], 'bigint',
                         'regclass overload returns bigint');
-SELECT matches(pg_get_function_arguments('parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean)'::regprocedure),
+SELECT matches(pg_get_function_arguments('parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean, text, jsonb)'::regprocedure),
                'workers integer DEFAULT NULL', 'text overload: workers defaults to NULL');
-SELECT matches(pg_get_function_arguments('parallel_export_parquet(regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean)'::regprocedure),
+SELECT matches(pg_get_function_arguments('parallel_export_parquet(regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text, text, text, text[], boolean, text, jsonb)'::regprocedure),
                'workers integer DEFAULT NULL', 'regclass overload: workers defaults to NULL');
 
 -- A table of more than 1000 blocks, so a parallel heap scan has work to share.

@@ -30,20 +30,20 @@ GRANT SELECT (a, b) ON priv_cols TO regress_pep_both;
 GRANT pg_write_server_files TO regress_pep_filer, regress_pep_both;
 GRANT EXECUTE ON FUNCTION parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint,
                                                   integer, boolean, boolean, text, text[], boolean, text,
-                                                  text, text, text[], boolean),
+                                                  text, text, text[], boolean, text, jsonb),
                           parallel_export_parquet(regclass, text, integer, text, integer, bigint, bigint, bigint,
                                                   integer, boolean, boolean, text, text[], boolean, text,
-                                                  text, text, text[], boolean)
+                                                  text, text, text[], boolean, text, jsonb)
       TO regress_pep_reader, regress_pep_filer, regress_pep_both;
 
 -- EXECUTE
 SELECT ok(NOT has_function_privilege('regress_pep_nobody',
           'parallel_export_parquet(text, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text,
-                                                  text, text, text[], boolean)',
+                                                  text, text, text[], boolean, text, jsonb)',
           'EXECUTE'), 'PUBLIC may not execute the text form');
 SELECT ok(NOT has_function_privilege('regress_pep_nobody',
           'parallel_export_parquet(regclass, text, integer, text, integer, bigint, bigint, bigint, integer, boolean, boolean, text, text[], boolean, text,
-                                                  text, text, text[], boolean)',
+                                                  text, text, text[], boolean, text, jsonb)',
           'EXECUTE'), 'PUBLIC may not execute the regclass form');
 SET LOCAL ROLE regress_pep_nobody;
 SELECT throws_ok(format($$SELECT parallel_export_parquet('priv_t', %L, 1)$$, :'base' || '-nobody'),

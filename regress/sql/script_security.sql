@@ -19,7 +19,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(14);
+SELECT plan(16);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE SCHEMA pep_target;
@@ -63,7 +63,7 @@ BEGIN
     EXECUTE format('CREATE FUNCTION %I.decoy_type() RETURNS boolean LANGUAGE plpgsql AS %L', s,
                    format('BEGIN RAISE EXCEPTION %L; END', format('decoy called: a type in %s', s)));
     FOR d IN SELECT * FROM unnest(ARRAY['numeric', 'int4', 'int8', 'oid', 'text', 'regclass',
-                                        'interval', 'timestamptz', 'record']) AS t(typ) LOOP
+                                        'interval', 'timestamptz', 'record', 'jsonb']) AS t(typ) LOOP
         CONTINUE WHEN d.typ = 'record';
         EXECUTE format('CREATE DOMAIN %I.%I AS pg_catalog.%I CHECK (%I.decoy_type())',
                        s, d.typ, d.typ, s);
@@ -142,13 +142,19 @@ SELECT is(pg_temp.export_reading_view(:'base' || '-updated'), 1::bigint,
 SELECT is(pep_target.parallel_export_parquet('pep_target.secured', :'base' || '-updated-table', 2),
           1000::bigint, 'after the update a table exports');
 
--- Installed as 1.1 among the decoys.
+-- Updated on to 1.2 among the decoys.
+SELECT lives_ok($$ALTER EXTENSION parallel_export_parquet UPDATE TO '1.2'$$,
+                'ALTER EXTENSION ... UPDATE TO ''1.2'' runs among the decoys');
+SELECT is(pg_temp.foreign_dependencies(), '{}',
+          'after the update to 1.2 nothing the extension uses is a decoy');
+
+-- Installed as 1.2 among the decoys.
 DROP EXTENSION parallel_export_parquet;
 SELECT lives_ok($$CREATE EXTENSION parallel_export_parquet SCHEMA pep_target$$,
-                'CREATE EXTENSION installs 1.1 into a schema full of decoys');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.1',
-          'the default version is 1.1');
-SELECT is(pg_temp.foreign_dependencies(), '{}', 'nothing the fresh 1.1 uses is a decoy');
+                'CREATE EXTENSION installs 1.2 into a schema full of decoys');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'), '1.2',
+          'the default version is 1.2');
+SELECT is(pg_temp.foreign_dependencies(), '{}', 'nothing the fresh 1.2 uses is a decoy');
 SELECT is(pg_temp.export_reading_view(:'base' || '-fresh'), 1::bigint,
           'the fresh view, read during an export, calls no decoy and is right');
 SELECT is(pep_target.parallel_export_parquet('pep_target.secured'::pg_catalog.regclass,

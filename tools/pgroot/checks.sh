@@ -4,7 +4,7 @@
 # runs it on the suite's cluster of each of its legs; it works on any leg).
 # Prints TAP.
 #
-#   - the installed version is 1.1, and 1.0 is there to upgrade from;
+#   - the installed version is 1.2, and 1.0 and 1.1 are there to upgrade from;
 #   - the cluster's starve_worker is what the leg asked for (PEP_STARVE_WORKER,
 #     default -1: off): the premise of a leg run as a split audit;
 #   - libjvm_path names an existing libjvm; the class cache of that JVM is
@@ -48,10 +48,10 @@ sql "SET client_min_messages = warning; DROP EXTENSION IF EXISTS parallel_export
      DROP TABLE IF EXISTS pep_checks; CREATE TABLE pep_checks AS
      SELECT g AS id, md5(g::text) AS t FROM generate_series(1, 200000) g;" >/dev/null
 
-is "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'")" "1.1" \
-	"installed version is 1.1, the default"
+is "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'parallel_export_parquet'")" "1.2" \
+	"installed version is 1.2, the default"
 is "$(sql "SELECT string_agg(version, ',' ORDER BY version) FROM pg_available_extension_versions WHERE name = 'parallel_export_parquet'")" \
-	"1.0,1.1" "1.0 and 1.1 are available (1.1 from 1.0 through the upgrade script)"
+	"1.0,1.1,1.2" "1.0, 1.1 and 1.2 are available (1.2 from either through the upgrade scripts)"
 
 is "$(sql "LOAD 'parallel_export_parquet'; SHOW parallel_export_parquet.starve_worker")" "${PEP_STARVE_WORKER:--1}" \
 	"the suite's cluster ran with starve_worker ${PEP_STARVE_WORKER:--1}"

@@ -28,6 +28,7 @@
 #include "pep_extension.h"
 #include "pep_options.h"
 #include "pep_s3target.h"
+#include "pep_writermeta.h"
 
 static const char *const pep_codecs[] = { "uncompressed", "snappy", "gzip", "zstd", "lz4_raw" };
 
@@ -228,6 +229,15 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 	if (PG_NARGS() > PEP_ARG_COMPATIBILITY && !PG_ARGISNULL(PEP_ARG_COMPATIBILITY))
 		opts->types.compatibility =
 			pep_parse_compatibility(TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_COMPATIBILITY)));
+
+	/* field_ids names columns, so it is checked with them (pep_options_writer_text) */
+	if (PG_NARGS() > PEP_ARG_FIELD_IDS && !PG_ARGISNULL(PEP_ARG_FIELD_IDS))
+		opts->field_ids = TextDatumGetCString(PG_GETARG_DATUM(PEP_ARG_FIELD_IDS));
+	if (PG_NARGS() > PEP_ARG_KV_METADATA && !PG_ARGISNULL(PEP_ARG_KV_METADATA))
+	{
+		opts->kv_metadata = PG_GETARG_JSONB_P(PEP_ARG_KV_METADATA);
+		(void) pep_kv_metadata_line(opts->kv_metadata);
+	}
 }
 
 /*
@@ -294,5 +304,9 @@ pep_options_writer_text(const PEPOptions *opts, const PEPSource *src)
 		}
 		appendStringInfoChar(&buf, '\n');
 	}
+	if (opts->field_ids != NULL)
+		appendStringInfoString(&buf, pep_field_ids_line(opts->field_ids, src));
+	if (opts->kv_metadata != NULL)
+		appendStringInfoString(&buf, pep_kv_metadata_line(opts->kv_metadata));
 	return buf.data;
 }

@@ -282,7 +282,7 @@ public final class BatchSink {
         new BatchSink(
             writers,
             varBytes,
-            new MessageType(MESSAGE_NAME, fields),
+            new MessageType(MESSAGE_NAME, FieldIds.apply(fields, parsed.fieldIds)),
             FileMetadata.of(columns, parsed),
             parsed,
             capacityRows);

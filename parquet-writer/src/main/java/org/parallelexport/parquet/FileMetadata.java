@@ -13,9 +13,11 @@ import java.util.Map;
  * column name -&gt; type), the extension that wrote it (parallel_export_parquet.version) and the
  * reader profile its columns were encoded for (parallel_export_parquet.compatibility: "none" for
  * the faithful encodings, "spark" when uuid, time and timetz are their text), and carries the Avro
- * schema for Avro-based readers (see AvroSchemas). The same map goes into every part of a worker,
- * its keys in this order: Map.copyOf's order changes from one JVM to the next, and with it the
- * bytes of two exports of the same rows.
+ * schema for Avro-based readers (see AvroSchemas). The pairs of the option kv_metadata follow; the
+ * C side refused the keys written here and the ones readers interpret (pep_writermeta.c), and a
+ * user's key equal to one written here is an error rather than an overwrite. The same map goes into
+ * every part of a worker, its keys in this order: Map.copyOf's order changes from one JVM to the
+ * next, and with it the bytes of two exports of the same rows.
  */
 final class FileMetadata {
   static final String VERSION_KEY = "parallel_export_parquet.version";
@@ -31,6 +33,12 @@ final class FileMetadata {
     metadata.put(PG_TYPES_KEY, pgTypes(columns));
     metadata.put(COMPATIBILITY_KEY, options.compatibility);
     AvroSchemas.forColumns(columns).ifPresent(schema -> metadata.put(AVRO_SCHEMA_KEY, schema));
+    options.kvMetadata.forEach(
+        (key, value) -> {
+          if (metadata.putIfAbsent(key, value) != null) {
+            throw new IllegalArgumentException("option kv_metadata sets the reserved key " + key);
+          }
+        });
     return Collections.unmodifiableMap(metadata);
   }
 

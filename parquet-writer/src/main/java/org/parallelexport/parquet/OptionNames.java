@@ -28,6 +28,10 @@ final class OptionNames {
   // A partitioned export's worker: parts open at once, and their buffered bytes together.
   static final String PART_WRITERS = "part_writers";
   static final String PART_MEMORY_BYTES = "part_memory_bytes";
+  // The Parquet field id of each numbered schema field in pre-order, -1 for none (FieldIds).
+  static final String FIELD_IDS = "field_ids";
+  // Extra footer key-value pairs: hexkey:hexvalue, comma-separated, each side UTF-8 in hex.
+  static final String KV_METADATA = "kv_metadata";
 
   private OptionNames() {}
 }

@@ -1,6 +1,11 @@
 package org.parallelexport.parquet;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
@@ -36,6 +41,12 @@ final class SinkOptions {
   // groups may take together (DESIGN.md, "Bounded memory").
   int partWriters = 1;
   long partMemoryBytes = Long.MAX_VALUE;
+
+  // The field id of each numbered schema field in pre-order, -1 for none; null: no field ids
+  // (FieldIds). The C side checked them against the columns (pep_writermeta.c).
+  int[] fieldIds;
+  // The user's footer key-value pairs, in the order the C side sent them (FileMetadata).
+  Map<String, String> kvMetadata = Map.of();
 
   static SinkOptions parse(String text) {
     SinkOptions options = new SinkOptions();
@@ -89,6 +100,12 @@ final class SinkOptions {
         break;
       case OptionNames.PART_MEMORY_BYTES:
         partMemoryBytes = positiveLong(key, value);
+        break;
+      case OptionNames.FIELD_IDS:
+        fieldIds = fieldIds(key, value);
+        break;
+      case OptionNames.KV_METADATA:
+        kvMetadata = hexPairs(key, value);
         break;
       default:
         throw new IllegalArgumentException("unknown option: " + key);
@@ -148,6 +165,66 @@ final class SinkOptions {
       columns[i] = (int) nonNegativeLong(key, items[i]);
     }
     return columns;
+  }
+
+  private static int[] fieldIds(String key, String value) {
+    if (value.isEmpty()) {
+      return new int[0];
+    }
+    String[] items = value.split(",", -1);
+    int[] ids = new int[items.length];
+    for (int i = 0; i < items.length; i++) {
+      long id;
+      try {
+        id = Long.parseLong(items[i]);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "invalid value for option " + key + ": \"" + items[i] + "\" (expected an integer)", e);
+      }
+      if (id < -1 || id > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "invalid value for option "
+                + key
+                + ": "
+                + id
+                + " (expected -1 to "
+                + Integer.MAX_VALUE
+                + ")");
+      }
+      ids[i] = (int) id;
+    }
+    return ids;
+  }
+
+  private static Map<String, String> hexPairs(String key, String value) {
+    Map<String, String> pairs = new LinkedHashMap<>();
+    if (value.isEmpty()) {
+      return Collections.unmodifiableMap(pairs);
+    }
+    for (String item : value.split(",", -1)) {
+      int colon = item.indexOf(':');
+      if (colon < 0
+          || pairs.put(
+                  utf8Hex(key, item.substring(0, colon)), utf8Hex(key, item.substring(colon + 1)))
+              != null) {
+        throw new IllegalArgumentException(
+            "invalid value for option "
+                + key
+                + ": \""
+                + item
+                + "\" (expected distinct hexkey:hexvalue pairs)");
+      }
+    }
+    return Collections.unmodifiableMap(pairs);
+  }
+
+  private static String utf8Hex(String key, String hex) {
+    try {
+      return new String(HexFormat.of().parseHex(hex), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "invalid value for option " + key + ": \"" + hex + "\" (expected hexadecimal)", e);
+    }
   }
 
   private static boolean bool(String key, String value) {

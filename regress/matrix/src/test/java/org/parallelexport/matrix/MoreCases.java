@@ -14,7 +14,8 @@ import java.util.TreeMap;
 import org.parallelexport.readback.TypeCases;
 
 /**
- * The matrix's fixtures beyond the read-back type table: multi-dimensional arrays, and numeric
+ * The matrix's fixtures beyond the read-back type table: multi-dimensional arrays (also with field
+ * ids and footer key-value pairs, options that must not change what a reader reads), and numeric
  * without a precision under the mappings unconstrained_numeric chooses other than its default text
  * (which the type table's numeric column shows). One table holds them; each mapping is an export of
  * its own, as the option applies to a whole export. PostgreSQL's side of each cell is in the
@@ -82,6 +83,16 @@ final class MoreCases {
             List.of(
                 new TypeCases.Column("md_int4", "int4", "integer[][]", true),
                 new TypeCases.Column("md_text", "text", "text[][][]", true))),
+        // The same with Parquet field ids on every field and an extra footer pair: each reader
+        // still reads the values (Spark and Arrow match columns by field id only when asked to).
+        new Export(
+            "multidim-field-ids",
+            "SELECT id, md_int4, md_text FROM " + TABLE,
+            "field_ids => 'auto', kv_metadata => '{\"lake.source\": \"matrix\"}'",
+            null,
+            List.of(
+                new TypeCases.Column("md_int4", "int4", "integer[][], field_ids => 'auto'", true),
+                new TypeCases.Column("md_text", "text", "text[][][], field_ids => 'auto'", true))),
         new Export(
             "numeric-double",
             "SELECT id, unum, a_unum FROM " + TABLE,

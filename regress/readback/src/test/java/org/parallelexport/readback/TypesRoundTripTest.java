@@ -955,7 +955,7 @@ class TypesRoundTripTest {
                     + ")")) {
           rs.next();
           assertEquals(
-              "parallel_export_parquet version 1.1 (build parquet-java "
+              "parallel_export_parquet version 1.2 (build parquet-java "
                   + Version.VERSION_NUMBER
                   + ")",
               rs.getString(1));
