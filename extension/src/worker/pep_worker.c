@@ -14,7 +14,9 @@
  * A part file is opened only when the first batch is ready, so a worker
  * that receives no rows writes no part; when the whole export has no rows,
  * the last worker to finish writes one empty part so that the schema is
- * still published.  Every part name is entered into the ledger before the
+ * still published; the last worker to finish also hands the target the
+ * finished export (a directory's writes its _SUCCESS manifest then).  Every
+ * part name is entered into the ledger before the
  * file is created (see pep_export.c for why), and marked created after.
  * Where a part goes is the output target's (pep_target.h): a directory's
  * parts are created only inside the staging directory the leader made,

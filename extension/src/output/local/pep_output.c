@@ -7,10 +7,11 @@
  * can see until the whole export is done.  Its files go to a staging
  * directory beside the target, PARENT/.NAME.pep-staging, owned by an
  * exclusive flock on PARENT/.NAME.pep-lock that the exporting backend holds
- * for the export's whole life.  Publication writes _SUCCESS into the
- * staging directory last, fsyncs it, and renames the staging directory onto
- * the target in one rename(2): a reader sees either no target (or the empty
- * one that was there) or the complete export with its _SUCCESS.  If the
+ * for the export's whole life.  The worker that finishes writing last writes
+ * _SUCCESS, the export's manifest, into the staging directory and fsyncs it
+ * (pep_output_write_success); publication fsyncs the directory and renames
+ * it onto the target in one rename(2): a reader sees either no target (or
+ * the empty one that was there) or the complete export with its _SUCCESS.  If the
  * server dies during publication, the rename either happened or it did
  * not; there is no state in between.
  *
