@@ -155,7 +155,7 @@ final class Env {
         dir + ": directory holds something besides the parts and _SUCCESS");
     assertTrue(
         Files.isRegularFile(dir.resolve("_SUCCESS")), dir + ": _SUCCESS is not a regular file");
-    Manifests.assertManifest(duck, dir, expectedRows);
+    Manifests.assertManifest(duck, dir, expectedRows, false);
     if (expectedRows == 0) {
       assertEquals(1, n, dir + ": an empty export has exactly one part");
     }
