@@ -326,3 +326,24 @@ pep_jni_cstring(jstring s)
 	(*env)->DeleteLocalRef(env, s);
 	return result;
 }
+
+/* A copy of a Java byte[] in palloc'd memory, its length in *len; the local reference is dropped. */
+char *
+pep_jni_bytes(jbyteArray bytes, Size *len)
+{
+	JNIEnv *env = pep_jvm_env();
+	jsize n;
+	char *result;
+	sigset_t saved;
+
+	pep_jvm_call_begin(&saved);
+	n = (*env)->GetArrayLength(env, bytes);
+	pep_jvm_call_end(&saved, "could not read a java byte array");
+	result = palloc(Max(n, 1));
+	pep_jvm_call_begin(&saved);
+	(*env)->GetByteArrayRegion(env, bytes, 0, n, (jbyte *) result);
+	pep_jvm_call_end(&saved, "could not read a java byte array");
+	(*env)->DeleteLocalRef(env, bytes);
+	*len = (Size) n;
+	return result;
+}

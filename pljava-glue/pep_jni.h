@@ -107,5 +107,6 @@ extern jobject pep_jni_direct_buffer(void *address, Size size);
 extern jstring pep_jvm_string(const char *s);
 extern jstring pep_jvm_string_utf8(const char *utf8);
 extern char *pep_jni_cstring(jstring s);
+extern char *pep_jni_bytes(jbyteArray bytes, Size *len);
 
 #endif /* PEP_JNI_H */

@@ -4,8 +4,8 @@
 #
 # The export is paused in one phase by the superuser-only fault injection
 # setting: starting (staging created, no worker yet), writing (a worker
-# paused with its part open: hang:0:1), publishing (_SUCCESS in staging,
-# before the rename) and published (after the rename, before the return).
+# paused with its part open: hang:0:1), publishing (_SUCCESS in staging, the
+# manifest of the parts there, before the rename) and published (after the rename, before the return).
 # The harness waits until pg_stat_activity shows the pause and the disk shows
 # the phase (the premise), then cancels, lets statement_timeout fire,
 # terminates the caller, or kills the client (psql, SIGKILL) with
@@ -89,7 +89,8 @@ in_phase() {
 	starting) [[ -d "$staging" && ! -e "$dir" &&
 		$(sql "SELECT count(*) FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
 			WHERE l.application_name = '$app'") == 0 ]] || return 1 ;;
-	publishing) [[ -f "$staging/_SUCCESS" && ! -e "$dir" ]] || return 1 ;;
+	publishing) [[ -f "$staging/_SUCCESS" && ! -e "$dir" &&
+		"$(manifest_of "$staging")" == *" $(staging_parts "$dir")" ]] || return 1 ;;
 	published) [[ -f "$dir/_SUCCESS" && ! -e "$staging" ]] || return 1 ;;
 	esac
 	[[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'

@@ -38,7 +38,8 @@
  * existed.  An entry names one path segment inside its parent, a folder
  * entered earlier or the staging directory itself; the names live in an
  * area after the entries, so the ledger is sized per export
- * (pep_ledger_size).
+ * (pep_ledger_size).  A part's entry also says, once its worker finished
+ * it, its rows and bytes: what the _SUCCESS manifest lists (pep_manifest.c).
  */
 typedef struct PEPLedgerEntry
 {
@@ -46,6 +47,9 @@ typedef struct PEPLedgerEntry
 	uint32 name_off; /* offset of its name in the name area */
 	bool dir;		 /* a partition folder, not a file */
 	bool created;	 /* this export created it */
+	bool closed;	 /* a part its worker finished: the manifest lists it */
+	uint64 rows;	 /* once closed: the part's rows */
+	uint64 bytes;	 /* and its size */
 } PEPLedgerEntry;
 
 typedef struct PEPLedger
@@ -72,5 +76,7 @@ extern const char *pep_ledger_name(const PEPLedger *ledger, int entry);
 extern int pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *name);
 extern void pep_ledger_created(PEPLedger *ledger, int entry);
 extern int pep_ledger_open_folder(int staging_fd, const PEPLedger *ledger, int entry);
+extern void pep_ledger_part_closed(PEPLedger *ledger, int entry, uint64 rows, uint64 bytes);
+extern char *pep_ledger_relpath(const PEPLedger *ledger, int entry);
 
 #endif /* PEP_LEDGER_H */

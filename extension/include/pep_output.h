@@ -37,6 +37,8 @@ typedef struct PEPOutput
 extern void pep_output_guard(PEPOutput *out, const char *directory, bool overwrite);
 extern void pep_output_lock(PEPOutput *out);
 extern void pep_output_create_staging(PEPOutput *out);
+extern void pep_output_write_success(int staging_fd, const char *staging, PEPLedger *ledger,
+									 const char *manifest, Size len);
 extern void pep_output_seal(PEPOutput *out, PEPLedger *ledger);
 extern void pep_output_publish(PEPOutput *out);
 extern void pep_output_release(PEPOutput *out);

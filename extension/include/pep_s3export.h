@@ -36,14 +36,6 @@
 #define PEP_S3_PUBLISH	 1 /* every worker finished writing: complete them */
 #define PEP_S3_COMMITTED 2 /* _SUCCESS is in place and the leader committed */
 
-/* A ledger entry's part, written by the worker that owns the entry. */
-typedef struct PEPS3Part
-{
-	bool closed;  /* its upload is finished */
-	uint64 rows;  /* rows in the part */
-	uint64 bytes; /* its size */
-} PEPS3Part;
-
 typedef struct PEPS3Shared
 {
 	/* Fixed at setup. */
@@ -69,19 +61,14 @@ typedef struct PEPS3Shared
 	int nundone;		   /* of those, workers that undid all they made */
 	bool replaced_deleted; /* worker 0 deleted every part it replaced */
 
-	/* One PEPS3Part per ledger entry, after the settings (pep_s3_parts). */
-	int nparts;		   /* ledger entries there is room for */
-	Size parts_offset; /* where the array starts in this chunk */
-
 	/* The S3Settings lines: they may hold a secret, so they go nowhere else. */
 	char settings[FLEXIBLE_ARRAY_MEMBER];
 } PEPS3Shared;
 
 /* The leader's side, pep_s3export.c. */
-extern Size pep_s3_shared_size(const PEPS3Target *target, int nparts);
-extern PEPS3Shared *pep_s3_shared_init(void *space, const PEPS3Target *target, int nparts,
-									   bool overwrite, const char *ledger_path, bool sweep);
-extern PEPS3Part *pep_s3_parts(PEPS3Shared *s3);
+extern Size pep_s3_shared_size(const PEPS3Target *target);
+extern PEPS3Shared *pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite,
+									   const char *ledger_path, bool sweep);
 extern void pep_s3_wait_swept(PEPShared *shared, PEPS3Shared *s3, ParallelContext *pcxt);
 extern void pep_s3_ledger_ready(PEPShared *shared, PEPS3Shared *s3);
 extern bool pep_s3_all_undone(PEPShared *shared, PEPS3Shared *s3);
@@ -102,7 +89,7 @@ extern void pep_s3w_sweep(PEPS3Worker *sw);
 extern void pep_s3w_check_target(PEPS3Worker *sw);
 extern void pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key,
 							  char **display);
-extern void pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes);
+extern void pep_s3w_part_closed(PEPS3Worker *sw);
 extern void pep_s3w_inject_fault(PEPS3Worker *sw, const char *point);
 extern void pep_s3w_publish(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault);
 

@@ -129,11 +129,16 @@ typedef struct PEPWorkerTargetMethods
 	/* The open part is bytes_open bytes long now. */
 	void (*part_grew)(PEPWorkerTarget *wt, PEPLedger *ledger, PEPOpenPart *part,
 					  int folder, uint64 bytes_open);
-	/* The sink finished part entry. */
-	void (*part_closed)(PEPWorkerTarget *wt, int entry, uint64 rows, uint64 bytes);
+	/* The sink finished the part (the ledger has its rows and bytes). */
+	void (*part_closed)(PEPWorkerTarget *wt);
 	/* A batch went to the sink; batches so far, for the test hooks. */
 	void (*batch_written)(PEPWorkerTarget *wt, PEPFault *fault, int64 batches,
 						  PEPShared *shared);
+	/*
+	 * This worker finished writing last: every part of the export is
+	 * finished and in the ledger with its rows and bytes.
+	 */
+	void (*all_written)(PEPWorkerTarget *wt, PEPLedger *ledger);
 	/* This worker is done writing: take part in the target's publication. */
 	void (*publish)(PEPWorkerTarget *wt, PEPLedger *ledger, const PEPFault *fault);
 } PEPWorkerTargetMethods;

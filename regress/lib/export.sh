@@ -8,7 +8,8 @@
 # background under an application name, caller_pid, fresh_work, the /tmp
 # check, and assert_clean, the
 # check that a failed export left nothing behind, assert_whole and export_ok
-# for a complete one, and wait_hang for a worker paused by the hang fault.
+# for a complete one (manifest_of: what its _SUCCESS lists), and wait_hang
+# for a worker paused by the hang fault.
 
 CEILING="${CEILING:-180}"
 HANG_MARK='parallel_export_parquet fault injection: hang'
@@ -49,6 +50,14 @@ wait_until() {
 staging_of() { echo "$(dirname "$1")/.$(basename "$1").pep-staging"; }
 lock_of() { echo "$(dirname "$1")/.$(basename "$1").pep-lock"; }
 staging_parts() { find "$(staging_of "$1")" -name 'part-*.parquet' 2>/dev/null | wc -l; }
+
+# What DIR/_SUCCESS lists, read as JSON by the server: "ROWS PARTS" (the
+# manifest's total rows, its number of parts); empty unless it is a manifest.
+manifest_of() {
+	sql "SELECT (m->>'rows') || ' ' || jsonb_array_length(m->'parts')
+		FROM (SELECT pg_read_file('$1/_SUCCESS')::jsonb AS m) AS s
+		WHERE m->>'format' = 'parallel_export_parquet'" 2>/dev/null
+}
 
 # Start an export in the background as application APP; settings before it.
 # Usage: start_export APP SETTINGS SQL [SQL...]; output in $WORK/APP.out.
@@ -105,13 +114,17 @@ wait_hang() {
 		&& [[ \$(staging_parts '$dir') -ge 1 ]]"
 }
 
-# The export into DIR is whole: _SUCCESS, parts, expected rows from DuckDB-free counts.
+# The export into DIR is whole: parts, and _SUCCESS, the manifest of their
+# rows, expected rows from DuckDB-free counts.
 assert_whole() {
 	local dir="$1" rows="$2" got="$3" what="$4"
-	local problems=""
+	local problems="" parts
+	parts=$(find "$dir" -name 'part-*.parquet' | wc -l)
 	[[ "$got" == "$rows" ]] || problems+="returned '$got', expected $rows"$'\n'
 	[[ -f "$dir/_SUCCESS" ]] || problems+="no _SUCCESS"$'\n'
-	[[ $(find "$dir" -name 'part-*.parquet' | wc -l) -ge 1 ]] || problems+="no parts"$'\n'
+	[[ $parts -ge 1 ]] || problems+="no parts"$'\n'
+	[[ "$(manifest_of "$dir")" == "$rows $parts" ]] ||
+		problems+="_SUCCESS lists '$(manifest_of "$dir")', expected $rows rows in $parts parts"$'\n'
 	[[ -e "$(staging_of "$dir")" || -e "$(lock_of "$dir")" ]] && problems+="staging or lock left after success"$'\n'
 	[[ -z "$problems" ]]
 	ok $? "$what" "$problems"

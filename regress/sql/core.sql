@@ -1,6 +1,7 @@
 -- regress/sql/core.sql: parallel_export_parquet's core behaviour, run by
 -- pg_prove (tools/test.sh): the extension installs with both signatures; an
--- export returns its row count and leaves part files and an empty _SUCCESS;
+-- export returns its row count and leaves part files and a _SUCCESS manifest
+-- listing exactly them with their rows (adding up to the count) and bytes;
 -- a query streamed to W workers gives W parts; zero rows give exactly one part;
 -- the starve_worker test hook leaves the worker it names no block of a table;
 -- every kind of source (table by name or regclass, qualified and quoted
@@ -17,7 +18,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(65);
+SELECT plan(68);
 
 -- Installation and signatures
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
@@ -43,15 +44,18 @@ SELECT cmp_ok(pg_relation_size('core_big') / 8192, '>=', 1000::bigint, 'core_big
 SELECT is(parallel_export_parquet('core_big', :'base' || '-w1', 1), 45000::bigint,
           'table, 1 worker: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-w1', 1, 1), NULL,
-          'table, 1 worker: exactly one part, an empty _SUCCESS, nothing else');
+          'table, 1 worker: exactly one part, its _SUCCESS manifest, nothing else');
 SELECT is(parallel_export_parquet('core_big', :'base' || '-w2', 2), 45000::bigint,
           'table, 2 workers: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-w2', 1, 2), NULL,
-          'table, 2 workers: one or two parts, an empty _SUCCESS, nothing else');
+          'table, 2 workers: one or two parts, their _SUCCESS manifest, nothing else');
 SELECT is(parallel_export_parquet('core_big', :'base' || '-w4', 4), 45000::bigint,
           'table, 4 workers: returns the row count');
 SELECT is(pg_temp.layout_problem(:'base' || '-w4', 1, 4), NULL,
-          'table, 4 workers: one to four parts, an empty _SUCCESS, nothing else');
+          'table, 4 workers: one to four parts, their _SUCCESS manifest, nothing else');
+SELECT is(pg_temp.manifest_problem(:'base' || '-w' || w, 45000), NULL,
+          format('table, %s workers: the manifest''s parts'' rows add up to the row count', w))
+FROM unnest(ARRAY[1, 2, 4]) AS w;
 
 -- The starve_worker test hook (tools/split_audit.sh): the worker it names
 -- begins its share of a table's scan after the others have finished theirs,

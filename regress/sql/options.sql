@@ -1,7 +1,8 @@
 -- regress/sql/options.sql: the named options of parallel_export_parquet, run
 -- by pg_prove (tools/test.sh). Every bad value is refused before anything is
 -- written, with an error that lists the valid values; overwrite replaces a
--- previous complete export and nothing else; file_size_bytes splits parts
+-- previous complete export (one of 1.1 too, whose _SUCCESS is empty) and
+-- nothing else; file_size_bytes splits parts
 -- (0: never);
 -- unconstrained_numeric takes text, double or decimal(P,S) spelled out;
 -- the progress view and the summary function report an export. What each
@@ -13,7 +14,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(47);
+SELECT plan(52);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -113,6 +114,17 @@ SELECT isnt(:'ref_md5'::text, :'old_md5', 'premise: the replaced part-00000 diff
 SELECT is(md5(pg_read_binary_file(:'base' || '-over/part-00000.parquet')), :'ref_md5'::text,
           'the part is the new one, byte for byte');
 SELECT is(pg_temp.listing(:'outdir')::text LIKE '%.pep-staging%', false, 'no staging directory is left after overwrite');
+SELECT is(pg_temp.manifest_problem(:'base' || '-over', 5000), NULL,
+          'the replacement''s manifest lists its own part, not the replaced ones');
+
+-- An export of 1.1, whose _SUCCESS is empty, is overwritten as one with a manifest is.
+SELECT is(parallel_export_parquet('opt_t', :'base' || '-old', 1, file_size_bytes => 100000, row_group_rows => 2048),
+          20000::bigint, 'an export to make one of 1.1');
+SELECT pg_temp.sh(format(': > %s/_SUCCESS', pg_temp.q(:'base' || '-old'))) \g /dev/null
+SELECT is((pg_stat_file(:'base' || '-old/_SUCCESS')).size, 0::bigint, 'premise: its _SUCCESS is empty, as 1.1 wrote it');
+SELECT is(parallel_export_parquet('SELECT * FROM opt_t WHERE id <= 5000', :'base' || '-old', 1, overwrite => true),
+          5000::bigint, 'overwrite replaces an export of 1.1');
+SELECT is(pg_temp.layout_problem(:'base' || '-old', 1, 1), NULL, 'with a complete export of its own and its manifest');
 
 SELECT pg_temp.sh(format('mkdir %1$s && printf x > %1$s/notes.txt && touch %1$s/_SUCCESS', pg_temp.q(:'base' || '-foreign'))) \g /dev/null
 SELECT throws_ok(format($$SELECT parallel_export_parquet('opt_t', %L, 1, overwrite => true)$$, :'base' || '-foreign'),

@@ -5,7 +5,7 @@
 -- control that succeeds and each leaving nothing behind; then the folder
 -- names themselves: Hive's escapes, the NULL folder, ISO dates and
 -- timestamps whatever DateStyle and TimeZone say, _SUCCESS only at the
--- root, rows whose partition values' bytes are alike in a folder each;
+-- root, its manifest listing every part by its path, rows whose partition values' bytes are alike in a folder each;
 -- overwrite of a partitioned or unpartitioned export, and its refusal
 -- of a tree with a foreign file deep inside. The values inside the files are
 -- read back by DuckDB and Spark (regress/readback, regress/matrix); the
@@ -16,24 +16,10 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(49);
+SELECT plan(52);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
-
--- Every path below dir, folders with a trailing slash, sorted; NULL if dir is absent.
-CREATE FUNCTION pg_temp.tree(dir text) RETURNS text[] LANGUAGE sql AS $$
-    WITH RECURSIVE t(rel, isdir) AS (
-        SELECT f, (pg_stat_file(dir || '/' || f)).isdir FROM pg_ls_dir(dir, true, false) AS f
-        UNION ALL
-        SELECT t.rel || '/' || f, (pg_stat_file(dir || '/' || t.rel || '/' || f)).isdir
-        FROM t, LATERAL pg_ls_dir(dir || '/' || t.rel, true, false) AS f
-        WHERE t.isdir)
-    SELECT CASE WHEN (pg_stat_file(dir, true)).isdir THEN
-        ARRAY(SELECT p FROM (SELECT rel || CASE WHEN isdir THEN '/' ELSE '' END AS p FROM t) AS s
-              ORDER BY p COLLATE "C")
-    END
-$$;
 
 -- The tree with part names reduced to "part", so counts per folder do not matter.
 CREATE FUNCTION pg_temp.shape(dir text) RETURNS text[] LANGUAGE sql AS $$
@@ -97,6 +83,8 @@ SELECT is(pg_temp.shape(:'base' || '-ok'),
                 'k=1/', 'k=1/flag=false/', 'k=1/flag=false/part', 'k=1/flag=true/', 'k=1/flag=true/part',
                 'k=2/', 'k=2/flag=false/', 'k=2/flag=false/part', 'k=2/flag=true/', 'k=2/flag=true/part'],
           'two levels of folders, parts only in the leaves, _SUCCESS only at the root');
+SELECT is(pg_temp.manifest_problem(:'base' || '-ok', 1000), NULL,
+          'its _SUCCESS manifest lists every part by its path under the root, with its folders, rows and bytes');
 
 -- The partition limit: a superuser's setting, checked as folders are made.
 SET LOCAL parallel_export_parquet.max_partitions = 3;
@@ -187,6 +175,7 @@ SELECT is(parallel_export_parquet('part_t', :'base' || '-ow', 2, overwrite => tr
           1000::bigint, 'overwrite: a partitioned export replaces an unpartitioned one');
 SELECT is(pg_temp.shape(:'base' || '-ow'), ARRAY['_SUCCESS', 'k=0/', 'k=0/part', 'k=1/', 'k=1/part', 'k=2/', 'k=2/part'],
           'overwrite: folders only, the old parts are gone');
+SELECT is(pg_temp.manifest_problem(:'base' || '-ow', 1000), NULL, 'overwrite: the manifest lists the new parts only');
 SELECT pg_temp.sh(format('printf x > %s/k=1/notes.txt', pg_temp.q(:'base' || '-ow'))) \g /dev/null
 SELECT pg_temp.tree(:'base' || '-ow') AS ow_before \gset
 SELECT throws_ok(format($$SELECT parallel_export_parquet('part_t', %L, 2, overwrite => true, partition_by => ARRAY['k'])$$, :'base' || '-ow'),
@@ -199,6 +188,7 @@ SELECT is(pg_temp.leftovers(:'base'), '{}'::text[], 'and leaves no staging direc
 SELECT is(parallel_export_parquet('SELECT * FROM part_t WHERE false', :'base' || '-zero', 2, partition_by => ARRAY['k']),
           0::bigint, 'an export without rows succeeds');
 SELECT is(pg_temp.tree(:'base' || '-zero'), ARRAY['_SUCCESS'], 'and writes only _SUCCESS');
+SELECT is(pg_temp.manifest_problem(:'base' || '-zero', 0), NULL, 'a manifest of no parts and no rows');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -2,7 +2,7 @@
  *
  * pep_ledger.c
  *	  The ledger of an export: enter a file or folder before it is created,
- *	  mark it created, name it, open its folder.
+ *	  mark it created, record a finished part, name it, open its folder.
  *
  * The leader sizes and initialises the ledger in the export's DSM; the
  * leader and its workers enter what they are about to create under the
@@ -82,6 +82,9 @@ pep_ledger_enter(PEPLedger *ledger, PEPLedgerKind kind, int parent, const char *
 		e->name_off = (uint32) ledger->name_used;
 		e->dir = (kind == PEP_LEDGER_FOLDER);
 		e->created = false;
+		e->closed = false;
+		e->rows = 0;
+		e->bytes = 0;
 		ledger->nentries++;
 		ledger->name_used += len;
 	}
@@ -115,6 +118,35 @@ pep_ledger_created(PEPLedger *ledger, int entry)
 	SpinLockAcquire(&ledger->mutex);
 	ledger->entries[entry].created = true;
 	SpinLockRelease(&ledger->mutex);
+}
+
+/*
+ * The worker that entered part entry finished it: rows and bytes, for the
+ * manifest.  Read once every worker finished writing.
+ */
+void
+pep_ledger_part_closed(PEPLedger *ledger, int entry, uint64 rows, uint64 bytes)
+{
+	SpinLockAcquire(&ledger->mutex);
+	ledger->entries[entry].rows = rows;
+	ledger->entries[entry].bytes = bytes;
+	ledger->entries[entry].closed = true;
+	SpinLockRelease(&ledger->mutex);
+}
+
+/*
+ * The path of an entry relative to the export's root, its folders' names
+ * joined by '/': where a reader finds it under the target, and what the
+ * manifest and an object key call it.  UTF-8, as the names are.
+ */
+char *
+pep_ledger_relpath(const PEPLedger *ledger, int entry)
+{
+	int parent = ledger->entries[entry].parent;
+
+	if (parent < 0)
+		return pstrdup(pep_ledger_name(ledger, entry));
+	return psprintf("%s/%s", pep_ledger_relpath(ledger, parent), pep_ledger_name(ledger, entry));
 }
 
 /*

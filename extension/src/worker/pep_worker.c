@@ -14,7 +14,9 @@
  * A part file is opened only when the first batch is ready, so a worker
  * that receives no rows writes no part; when the whole export has no rows,
  * the last worker to finish writes one empty part so that the schema is
- * still published.  Every part name is entered into the ledger before the
+ * still published; the last worker to finish also hands the target the
+ * finished export (a directory's writes its _SUCCESS manifest then).  Every
+ * part name is entered into the ledger before the
  * file is created (see pep_export.c for why), and marked created after.
  * Where a part goes is the output target's (pep_target.h): a directory's
  * parts are created only inside the staging directory the leader made,
@@ -95,8 +97,9 @@ pep_worker_close_part(PEPWorker *w)
 				 errmsg("injected fault while closing a part")));
 	bytes = pep_sink_close_part(w->sink);
 	w->part_open = false;
+	pep_ledger_part_closed(w->ledger, w->part->entry, w->part->rows, bytes);
 	if (w->target->methods->part_closed != NULL)
-		w->target->methods->part_closed(w->target, w->part->entry, w->part->rows, bytes);
+		w->target->methods->part_closed(w->target);
 	w->slot->bytes += bytes;
 	w->slot->bytes_open = 0;
 	w->slot->parts++;
@@ -492,7 +495,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	const PEPWorkerTargetMethods *target;
 	PEPColumn *columns;
 	ErrorContextCallback errcallback;
-	bool write_empty;
+	bool last;
+	uint64 rows_total;
 	PEPColumn *file_columns;
 	int nfile_columns;
 
@@ -575,7 +579,8 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	SpinLockAcquire(&w.shared->mutex);
 	w.shared->rows_total += w.rows;
 	w.shared->nfinished++;
-	write_empty = (w.shared->nfinished == w.shared->nlaunched && w.shared->rows_total == 0);
+	last = (w.shared->nfinished == w.shared->nlaunched);
+	rows_total = w.shared->rows_total;
 	SpinLockRelease(&w.shared->mutex);
 
 	/*
@@ -583,11 +588,14 @@ pep_worker_main(dsm_segment *seg, shm_toc *toc)
 	 * a partitioned one has no folder to put it in, and writes only
 	 * _SUCCESS, as Spark does.
 	 */
-	if (write_empty && w.shared->npartition == 0)
+	if (last && rows_total == 0 && w.shared->npartition == 0)
 	{
 		pep_worker_open_part(&w);
 		pep_worker_close_part(&w);
 	}
+	/* Every other worker's parts are finished: the last one's turn. */
+	if (last && target->all_written != NULL)
+		target->all_written(w.target, w.ledger);
 
 	SpinLockAcquire(&w.shared->mutex);
 	w.slot->state = PEP_WORKER_DONE;

@@ -10,7 +10,8 @@
  * own (PEPDirShared): its path only finds it, its st_dev and st_ino say
  * which directory it must be.  Each worker opens it once and creates every
  * part and partition folder relative to that descriptor, never by name
- * (pep_dir_worker_open).
+ * (pep_dir_worker_open).  The worker that finishes writing last writes
+ * _SUCCESS, the export's manifest, there (pep_dir_all_written).
  *
  * IDENTIFICATION
  *	  extension/src/output/local/pep_dirtarget.c
@@ -25,8 +26,10 @@
 
 #include "access/parallel.h"
 
+#include "pep_manifest.h"
 #include "pep_output.h"
 #include "pep_partition.h"
+#include "pep_sink.h"
 #include "pep_target.h"
 
 /*
@@ -58,6 +61,7 @@ typedef struct PEPDirWorker
 	int staging_fd;			/* it, held open for the worker's life */
 	char staging_via[64];	/* /proc/self/fd/N: that directory by its fd */
 	int folder_fd;			/* folder of the part being opened, or -1 */
+	struct PEPSink *sink;	/* the writer, whose schema the manifest names */
 } PEPDirWorker;
 
 static PEPTarget *
@@ -170,6 +174,28 @@ pep_dir_worker_open(PEPShared *shared, shm_toc *toc)
 						staging, dw->staging_via),
 				 errhint("An export needs the proc file system mounted at /proc.")));
 	return &dw->target;
+}
+
+static void
+pep_dir_worker_attach(PEPWorkerTarget *wt, struct PEPSink *sink)
+{
+	((PEPDirWorker *) wt)->sink = sink;
+}
+
+/*
+ * Every part of the export is finished: write _SUCCESS, the manifest of
+ * them all (pep_manifest.c), into the staging directory and fsync it,
+ * before the leader seals and renames the directory (DESIGN.md, "Output
+ * protocol").
+ */
+static void
+pep_dir_all_written(PEPWorkerTarget *wt, PEPLedger *ledger)
+{
+	PEPDirWorker *dw = (PEPDirWorker *) wt;
+	Size len;
+	char *manifest = pep_manifest_local(pep_sink_object(dw->sink), ledger, &len);
+
+	pep_output_write_success(dw->staging_fd, dw->dir->staging, ledger, manifest, len);
 }
 
 /*
@@ -319,8 +345,10 @@ const PEPTargetMethods pep_dir_target_methods = {
 const PEPWorkerTargetMethods pep_dir_worker_methods = {
 	.parts_hold_memory = false,
 	.open = pep_dir_worker_open,
+	.attach = pep_dir_worker_attach,
 	.enter_folder = pep_dir_enter_folder,
 	.name_part = pep_dir_name_part,
 	.part_opened = pep_dir_part_opened,
 	.part_grew = pep_dir_part_grew,
+	.all_written = pep_dir_all_written,
 };

@@ -7,10 +7,11 @@
  * can see until the whole export is done.  Its files go to a staging
  * directory beside the target, PARENT/.NAME.pep-staging, owned by an
  * exclusive flock on PARENT/.NAME.pep-lock that the exporting backend holds
- * for the export's whole life.  Publication writes _SUCCESS into the
- * staging directory last, fsyncs it, and renames the staging directory onto
- * the target in one rename(2): a reader sees either no target (or the empty
- * one that was there) or the complete export with its _SUCCESS.  If the
+ * for the export's whole life.  The worker that finishes writing last writes
+ * _SUCCESS, the export's manifest, into the staging directory and fsyncs it
+ * (pep_output_write_success); publication fsyncs the directory and renames
+ * it onto the target in one rename(2): a reader sees either no target (or
+ * the empty one that was there) or the complete export with its _SUCCESS.  If the
  * server dies during publication, the rename either happened or it did
  * not; there is no state in between.
  *
@@ -817,8 +818,7 @@ pep_ledger_path(PEPOutput *out, const PEPLedger *ledger, int entry)
 {
 	if (entry < 0)
 		return pstrdup(out->staging);
-	return psprintf("%s/%s", pep_ledger_path(out, ledger, ledger->entries[entry].parent),
-					pep_ledger_name(ledger, entry));
+	return psprintf("%s/%s", out->staging, pep_ledger_relpath(ledger, entry));
 }
 
 /*
@@ -859,28 +859,47 @@ pep_remove_replaced(PEPOutput *out)
 }
 
 /*
- * Seal the staging directory: _SUCCESS last, then fsync.  Nothing is
- * visible yet; a failure from here is undone by cleanup like any other.
+ * Write _SUCCESS, the export's manifest (pep_manifest.c), into the staging
+ * directory open as staging_fd, and fsync it.  Called by the worker that
+ * finished writing last, once every part is finished, so _SUCCESS exists
+ * only beside a whole export; pep_output_seal fsyncs the directory after
+ * it.  Like every other file, it is in the ledger before it exists, so a
+ * failure from here on is undone by cleanup like any other.
  */
 void
-pep_output_seal(PEPOutput *out, PEPLedger *ledger)
+pep_output_write_success(int staging_fd, const char *staging, PEPLedger *ledger,
+						 const char *manifest, Size len)
 {
 	char path[MAXPGPATH];
 	int fd;
 	int entry;
+	Size done = 0;
 
-	/* Like every other file, _SUCCESS is in the ledger before it exists. */
 	entry = pep_ledger_enter(ledger, PEP_LEDGER_SUCCESS, -1, NULL);
-
-	pep_check_staging_name(out);
-	snprintf(path, MAXPGPATH, "%s/%s", out->staging, PEP_SUCCESS_NAME);
-	fd = openat(out->staging_fd, PEP_SUCCESS_NAME,
+	snprintf(path, MAXPGPATH, "%s/%s", staging, PEP_SUCCESS_NAME);
+	fd = openat(staging_fd, PEP_SUCCESS_NAME,
 				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", path)));
 	pep_ledger_created(ledger, entry);
+	while (done < len)
+	{
+		ssize_t n = write(fd, manifest + done, len - done);
+
+		if (n <= 0)
+		{
+			int save_errno = n < 0 ? errno : ENOSPC;
+
+			close(fd);
+			errno = save_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write file \"%s\": %m", path)));
+		}
+		done += (Size) n;
+	}
 	if (fsync(fd) != 0)
 	{
 		int save_errno = errno;
@@ -892,6 +911,31 @@ pep_output_seal(PEPOutput *out, PEPLedger *ledger)
 				 errmsg("could not fsync \"%s\": %m", path)));
 	}
 	close(fd);
+}
+
+/*
+ * Seal the staging directory once every worker finished: its _SUCCESS is
+ * written and fsynced (pep_output_write_success), so fsync every folder
+ * and the directory itself, which hold the names of the parts and of
+ * _SUCCESS.  Nothing is visible yet; a failure from here is undone by
+ * cleanup like any other.
+ */
+void
+pep_output_seal(PEPOutput *out, PEPLedger *ledger)
+{
+	int fd;
+	bool success = false;
+
+	pep_check_staging_name(out);
+	for (int i = 0; i < ledger->nentries; i++)
+		success |= !ledger->entries[i].dir && ledger->entries[i].created &&
+				   ledger->entries[i].parent < 0 &&
+				   strcmp(pep_ledger_name(ledger, i), PEP_SUCCESS_NAME) == 0;
+	if (!success)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("export into \"%s\" finished without its \"%s\" manifest",
+						out->target, PEP_SUCCESS_NAME)));
 
 	/* Each partition folder holds the names of what was created in it. */
 	for (int i = 0; i < ledger->nentries; i++)

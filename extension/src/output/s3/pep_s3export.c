@@ -46,29 +46,15 @@ pep_s3_settings_text(const PEPS3Target *target)
 	return target->settings != NULL ? target->settings : "";
 }
 
-/* Where the part array starts: after the settings text. */
-static Size
-pep_s3_parts_offset(const PEPS3Target *target)
-{
-	return MAXALIGN(add_size(offsetof(PEPS3Shared, settings),
-							 strlen(pep_s3_settings_text(target)) + 1));
-}
-
-/* The chunk, with room for nparts ledger entries' parts (a partitioned export has many). */
+/* The chunk: the fixed fields, then the settings text. */
 Size
-pep_s3_shared_size(const PEPS3Target *target, int nparts)
+pep_s3_shared_size(const PEPS3Target *target)
 {
-	return add_size(pep_s3_parts_offset(target), mul_size(sizeof(PEPS3Part), nparts));
-}
-
-PEPS3Part *
-pep_s3_parts(PEPS3Shared *s3)
-{
-	return (PEPS3Part *) ((char *) s3 + s3->parts_offset);
+	return add_size(offsetof(PEPS3Shared, settings), strlen(pep_s3_settings_text(target)) + 1);
 }
 
 PEPS3Shared *
-pep_s3_shared_init(void *space, const PEPS3Target *target, int nparts, bool overwrite,
+pep_s3_shared_init(void *space, const PEPS3Target *target, bool overwrite,
 				   const char *ledger_path, bool sweep)
 {
 	PEPS3Shared *s3 = (PEPS3Shared *) space;
@@ -92,9 +78,6 @@ pep_s3_shared_init(void *space, const PEPS3Target *target, int nparts, bool over
 	s3->ledger_ready = !sweep;
 	s3->phase = PEP_S3_WRITING;
 	memcpy(s3->settings, settings, strlen(settings) + 1);
-	s3->nparts = nparts;
-	s3->parts_offset = pep_s3_parts_offset(target);
-	memset(pep_s3_parts(s3), 0, sizeof(PEPS3Part) * nparts);
 	return s3;
 }
 

@@ -87,7 +87,7 @@ pep_s3_estimate_shm(PEPTarget *target, ParallelContext *pcxt, int ledger_capacit
 {
 	PEPS3Export *se = (PEPS3Export *) target;
 
-	shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(&se->s3target, ledger_capacity));
+	shm_toc_estimate_chunk(&pcxt->estimator, pep_s3_shared_size(&se->s3target));
 	shm_toc_estimate_keys(&pcxt->estimator, 1);
 	if (npartition > 0)
 	{
@@ -103,9 +103,8 @@ pep_s3_initialize_shm(PEPTarget *target, ParallelContext *pcxt, PEPShared *share
 	PEPS3Export *se = (PEPS3Export *) target;
 
 	/* The settings, secret included, go into the DSM and nowhere else. */
-	se->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc,
-												 pep_s3_shared_size(&se->s3target, ledger_capacity)),
-								&se->s3target, ledger_capacity, se->overwrite,
+	se->s3 = pep_s3_shared_init(shm_toc_allocate(pcxt->toc, pep_s3_shared_size(&se->s3target)),
+								&se->s3target, se->overwrite,
 								pep_s3ledger_path(&se->ledger), se->ledger.dead);
 	shm_toc_insert(pcxt->toc, PARALLEL_KEY_PEP_S3, se->s3);
 	/* An object store has no folders whose mkdirat counts its leaves once: this set does. */
@@ -262,9 +261,9 @@ pep_s3_name_part(PEPWorkerTarget *wt, PEPLedger *ledger, int entry, int folder,
 }
 
 static void
-pep_s3_part_closed(PEPWorkerTarget *wt, int entry, uint64 rows, uint64 bytes)
+pep_s3_part_closed(PEPWorkerTarget *wt)
 {
-	pep_s3w_part_closed(((PEPS3WorkerTarget *) wt)->sw, entry, rows, bytes);
+	pep_s3w_part_closed(((PEPS3WorkerTarget *) wt)->sw);
 }
 
 static void

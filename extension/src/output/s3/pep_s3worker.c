@@ -41,9 +41,9 @@
 #include "storage/ipc.h"
 #include "utils/memutils.h"
 
-#include "pep_extension.h"
 #include "pep_jni.h"
 #include "pep_jni_methods.h"
+#include "pep_manifest.h"
 #include "pep_output.h"
 #include "pep_partition.h"
 #include "pep_s3export.h"
@@ -132,12 +132,11 @@ pep_s3w_java_sweep_step(jobject export, const char *what)
 }
 
 static void
-pep_s3w_java_write_success(jobject export, jobject sink, jobjectArray names, jlongArray rows,
-						   jlongArray bytes, jstring extension_version, jstring pg_version,
+pep_s3w_java_write_success(jobject export, jobject sink, const PEPManifestParts *parts,
 						   const char *what)
 {
-	pep_jni_call_void(&pep_s3w_write_success_m, export, what, sink, names, rows, bytes,
-					  extension_version, pg_version);
+	pep_jni_call_void(&pep_s3w_write_success_m, export, what, sink, parts->names, parts->rows,
+					  parts->bytes, parts->extension, parts->postgres);
 }
 
 static void
@@ -330,20 +329,6 @@ pep_s3w_check_target(PEPS3Worker *sw)
 }
 
 /*
- * The key of a ledger entry under the prefix: its partition folders' names
- * (entries too, never created as anything), then its own name.
- */
-static char *
-pep_s3w_key(const PEPLedger *ledger, int entry)
-{
-	int parent = ledger->entries[entry].parent;
-
-	if (parent < 0)
-		return pstrdup(pep_ledger_name(ledger, entry));
-	return psprintf("%s/%s", pep_s3w_key(ledger, parent), pep_ledger_name(ledger, entry));
-}
-
-/*
  * Name the part of a fresh ledger entry part-NNNNN-EXPORTID.parquet, so
  * that it cannot collide with the export it may replace; the entry is this
  * worker's.  key is what the sink is given (the name under the prefix,
@@ -358,7 +343,8 @@ pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, cha
 	size_t bytes;
 
 	snprintf(name, PEP_LEDGER_NAME_LEN, "part-%05d-%s.parquet", entry, sw->s3->export_id);
-	*key = pep_s3w_key(ledger, entry);
+	/* Its partition folders are ledger entries too, never created as anything. */
+	*key = pep_ledger_relpath(ledger, entry);
 	*display = psprintf("%s%s", sw->s3->url, pep_name_for_message(*key));
 	bytes = strlen(sw->s3->prefix) + strlen(*key);
 	if (bytes > PEP_S3_MAX_KEY_BYTES)
@@ -370,16 +356,11 @@ pep_s3w_name_part(PEPS3Worker *sw, PEPLedger *ledger, int entry, char **key, cha
 				 errhint("Use a shorter prefix, or partition by columns with shorter values.")));
 }
 
-/* The sink closed the part: its upload is pending; record it for the manifest. */
+/* The sink closed the part: its upload is pending until PUBLISH. */
 void
-pep_s3w_part_closed(PEPS3Worker *sw, int entry, uint64 rows, uint64 bytes)
+pep_s3w_part_closed(PEPS3Worker *sw)
 {
-	PEPS3Part *part = &pep_s3_parts(sw->s3)[entry];
-
 	(void) pep_s3w_call(sw, &pep_s3w_part_closed_m, "could not hand over a finished part");
-	part->rows = rows;
-	part->bytes = bytes;
-	part->closed = true;
 }
 
 /* Fault injection: the object-store fault of point on this worker's requests from now on. */
@@ -423,40 +404,11 @@ static void
 pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 {
 	PEPS3Shared *s3 = sw->s3;
-	PEPS3Part *parts = pep_s3_parts(s3);
-	int nentries;
-	int nparts = 0;
-	const char **names;
-	int64 *rows;
-	int64 *bytes;
-	jobjectArray jnames;
-	jlongArray jrows;
-	jlongArray jbytes;
-	jstring jextension;
-	jstring jpostgres;
+	PEPManifestParts parts;
 	const char *what;
 	bool undoing;
 
-	SpinLockAcquire(&ledger->mutex);
-	nentries = ledger->nentries;
-	SpinLockRelease(&ledger->mutex);
-	names = palloc(sizeof(char *) * Max(nentries, 1));
-	rows = palloc(sizeof(int64) * Max(nentries, 1));
-	bytes = palloc(sizeof(int64) * Max(nentries, 1));
-	for (int i = 0; i < nentries; i++)
-		if (parts[i].closed)
-		{
-			names[nparts] = pep_s3w_key(ledger, i);
-			rows[nparts] = (int64) parts[i].rows;
-			bytes[nparts] = (int64) parts[i].bytes;
-			nparts++;
-		}
-
-	jnames = pep_jni_utf8_array(names, nparts);
-	jrows = pep_jni_long_array(rows, nparts);
-	jbytes = pep_jni_long_array(bytes, nparts);
-	jextension = pep_jvm_string(PEP_VERSION);
-	jpostgres = pep_jvm_string(PG_VERSION);
+	pep_manifest_parts(ledger, &parts);
 	what = psprintf("could not write \"%s_SUCCESS\"", s3->url);
 
 	/*
@@ -475,8 +427,7 @@ pep_s3w_write_success(PEPS3Worker *sw, PEPLedger *ledger, const PEPFault *fault)
 				 errmsg("a worker of the export into \"%s\" stopped before its _SUCCESS was written",
 						s3->url)));
 
-	pep_s3w_java_write_success(sw->export, sw->sink, jnames, jrows, jbytes, jextension,
-							   jpostgres, what);
+	pep_s3w_java_write_success(sw->export, sw->sink, &parts, what);
 }
 
 /*

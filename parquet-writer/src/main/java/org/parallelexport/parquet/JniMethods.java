@@ -22,6 +22,7 @@ public final class JniMethods {
   public record Klass(String macro, String className) {}
 
   static final String SINK = "org/parallelexport/parquet/BatchSink";
+  static final String MANIFEST = "org/parallelexport/parquet/Manifest";
   static final String S3_EXPORT = "org/parallelexport/parquet/s3/S3Export";
   static final String S3_SWEEP = "org/parallelexport/parquet/s3/S3Sweep";
 
@@ -31,8 +32,8 @@ public final class JniMethods {
   private static final String SINK_TYPE = "L" + SINK + ";";
 
   /**
-   * extension/src/worker/pep_sink.c (BatchSink), extension/src/output/s3/pep_s3worker.c,
-   * extension/src/output/s3/pep_s3sweep.c.
+   * extension/src/worker/pep_sink.c (BatchSink), extension/src/output/pep_manifest.c (Manifest),
+   * extension/src/output/s3/pep_s3worker.c, extension/src/output/s3/pep_s3sweep.c.
    */
   public static final List<Method> METHODS =
       List.of(
@@ -60,6 +61,12 @@ public final class JniMethods {
           call("SINK_PART_SIZE_LIMIT", SINK, "partSizeLimit", "()J", false),
           call("SINK_SELECT_PART", SINK, "selectPart", "(I)V", false),
           call("SINK_PART_TO_FINISH", SINK, "partToFinish", "()I", false),
+          call(
+              "MANIFEST_LOCAL",
+              MANIFEST,
+              "local",
+              "(" + SINK_TYPE + STRINGS + "[J[J" + STRING + STRING + ")[B",
+              true),
           call(
               "S3EXPORT_OPEN",
               S3_EXPORT,

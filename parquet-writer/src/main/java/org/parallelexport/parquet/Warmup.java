@@ -17,9 +17,10 @@ import org.parallelexport.parquet.s3.S3Warmup;
  * -XX:AOTCacheOutput (JDK 25 and later) or -XX:ArchiveClassesAtExit, so the AOT cache or AppCDS
  * archive holds every class a real part needs: it lays out a batch the way the C side does, with
  * one column of every kind (a list of integers and a struct of one integer among them, as nested
- * payloads) and a NULL in each, and writes, closes and deletes one part per codec through
- * BatchSink, the same path a worker takes. The snappy sink also exports into a stand-in for S3 on
- * loopback (S3Warmup), so an s3:// export starts as fast without any network here.
+ * payloads) and a NULL in each, and writes, closes and deletes one part per codec through BatchSink
+ * and builds its _SUCCESS manifest, the same path a worker takes. The snappy sink also exports into
+ * a stand-in for S3 on loopback (S3Warmup), so an s3:// export starts as fast without any network
+ * here.
  */
 public final class Warmup {
   private static final int ROWS = 2;
@@ -140,7 +141,15 @@ public final class Warmup {
         sink.writeBatch(ROWS);
         // A worker asks for the part's size after every batch (ParquetFileWriter.getPos).
         sink.partSize();
-        sink.closePart();
+        long bytes = sink.closePart();
+        // A local export's last worker then builds its _SUCCESS manifest (Jackson's databind).
+        Manifest.local(
+            sink,
+            new String[] {part.getFileName().toString()},
+            new long[] {ROWS},
+            new long[] {bytes},
+            "",
+            "");
         Files.delete(part);
         if (codec.equals("snappy")) {
           S3Warmup.train(sink, ROWS);

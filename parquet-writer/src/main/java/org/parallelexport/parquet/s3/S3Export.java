@@ -3,8 +3,6 @@ package org.parallelexport.parquet.s3;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -19,9 +17,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.regex.Pattern;
-import org.apache.parquet.Version;
 import org.parallelexport.parquet.BatchSink;
 import org.parallelexport.parquet.CreatedByStamp;
+import org.parallelexport.parquet.Manifest;
 import org.parallelexport.parquet.PartFile;
 
 /**
@@ -72,9 +70,6 @@ public final class S3Export implements PartFile.Factory {
   /** The key of the manifest under the prefix, written last. */
   public static final String SUCCESS = "_SUCCESS";
 
-  /** What the manifest's "format" field says, so an overwrite recognises an export of ours. */
-  static final String FORMAT = "parallel_export_parquet";
-
   // Most keys a prefix to overwrite may hold: an unpartitioned export has at most 8192 parts, a
   // partitioned one a few per partition (max_partitions is 20,000 by default).
   private static final int LIST_LIMIT = 200_000;
@@ -82,14 +77,6 @@ public final class S3Export implements PartFile.Factory {
   // with exactly one "=" as both sides are escaped), then part-NNNNN-EXPORTID.parquet.
   private static final Pattern PART_NAME =
       Pattern.compile("(?:[^/=]+=[^/=]+/){0,32}part-\\d{5,}-[0-9a-f]{12}\\.parquet");
-
-  /**
-   * Jackson's mapper, made when a manifest is first read or written: opening an export (and with it
-   * the session's client build) need not wait for Jackson's set-up.
-   */
-  private static final class Json {
-    static final ObjectMapper MAPPER = new ObjectMapper();
-  }
 
   private final S3Session session;
   private final S3Ledger ledger;
@@ -266,12 +253,12 @@ public final class S3Export implements PartFile.Factory {
     }
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(manifest.get().bytes());
+      root = Manifest.mapper().readTree(manifest.get().bytes());
     } catch (IOException e) {
       return "Its " + SUCCESS + " object is not a manifest of this extension.";
     }
     JsonNode parts = root.path("parts");
-    if (!FORMAT.equals(root.path("format").asText()) || !parts.isArray()) {
+    if (!Manifest.FORMAT.equals(root.path("format").asText()) || !parts.isArray()) {
       return "Its " + SUCCESS + " object is not a manifest of this extension.";
     }
     List<String> names = new ArrayList<>();
@@ -346,9 +333,9 @@ public final class S3Export implements PartFile.Factory {
    * record: the replaced export's manifest, recorded once the overwrite had checked it.
    */
   static List<String> partKeys(byte[] manifest, String prefix) throws IOException {
-    JsonNode root = Json.MAPPER.readTree(manifest);
+    JsonNode root = Manifest.mapper().readTree(manifest);
     JsonNode parts = root == null ? null : root.path("parts");
-    if (!FORMAT.equals(root == null ? null : root.path("format").asText())
+    if (!Manifest.FORMAT.equals(root == null ? null : root.path("format").asText())
         || parts == null
         || !parts.isArray()) {
       throw new IOException("the recorded previous manifest is not a manifest of this extension");
@@ -378,9 +365,8 @@ public final class S3Export implements PartFile.Factory {
   }
 
   /**
-   * Worker 0, last: PUTs _SUCCESS, the manifest of every part (names relative to the prefix, in
-   * part order, with rows and bytes, and a partitioned part's folders as "partition"), the total
-   * rows, the schema and the versions.
+   * Worker 0, last: PUTs _SUCCESS, the manifest of every part (Manifest: names relative to the
+   * prefix, in part order, with rows and bytes), with this export's id and sealed.
    */
   public void writeSuccess(
       BatchSink sink,
@@ -395,40 +381,15 @@ public final class S3Export implements PartFile.Factory {
     for (String name : names) {
       named.add(prefix + name);
     }
-    ObjectNode root = Json.MAPPER.createObjectNode();
-    root.put("format", FORMAT);
-    // 2: sealed (S3ManifestSeal); an overwrite refuses version 1, which was not.
-    root.put("manifest_version", 2);
-    root.put("export_id", exportId);
-    long total = 0;
-    ArrayNode parts = root.putArray("parts");
-    for (int i = 0; i < names.length; i++) {
-      ObjectNode part = parts.addObject().put("name", names[i]);
-      int folders = names[i].lastIndexOf('/');
-      if (folders > 0) {
-        part.put("partition", names[i].substring(0, folders));
-      }
-      part.put("rows", rows[i]).put("bytes", bytes[i]);
-      total += rows[i];
-    }
-    root.put("rows", total);
-    ObjectNode schema = root.putObject("schema");
-    schema.put("parquet", sink.schema().toString());
-    String avro = sink.metadata().get("parquet.avro.schema");
-    if (avro != null) {
-      schema.set("avro", Json.MAPPER.readTree(avro));
-    }
-    ObjectNode versions = root.putObject("versions");
-    versions.put("parallel_export_parquet", extensionVersion);
-    versions.put("parquet_java", Version.VERSION_NUMBER);
-    versions.put("postgresql", postgresVersion);
+    ObjectNode root =
+        Manifest.of(sink, exportId, names, rows, bytes, extensionVersion, postgresVersion);
     if (seal == null) {
       throw new IllegalStateException("no manifest key was given");
     }
     ObjectNode sealed = root.putObject("seal");
     sealed.put("algorithm", S3ManifestSeal.ALGORITHM);
     sealed.put("mac", seal.mac(bucket, prefix, exportId, List.of(names)));
-    byte[] manifest = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    byte[] manifest = Manifest.bytes(root);
     if (previousManifest != null) {
       ledger.previous(previousManifest);
     }
@@ -461,8 +422,8 @@ public final class S3Export implements PartFile.Factory {
   /** The export id a manifest names, or null if it is not a manifest of ours. */
   private static String exportIdOf(byte[] manifest) {
     try {
-      JsonNode root = Json.MAPPER.readTree(manifest);
-      return root != null && FORMAT.equals(root.path("format").asText())
+      JsonNode root = Manifest.mapper().readTree(manifest);
+      return root != null && Manifest.FORMAT.equals(root.path("format").asText())
           ? root.path("export_id").asText(null)
           : null;
     } catch (IOException e) {

@@ -129,10 +129,10 @@ final class Env {
   }
 
   /**
-   * Asserts a complete export: part-00000.parquet .. part-(n-1) with minParts <= n <= maxParts, an
-   * empty _SUCCESS, nothing else; every part readable by DuckDB, holding rows unless the export is
-   * empty (then exactly one part), all parts with the same schema, and the parts' rows adding up to
-   * expectedRows. Returns the part files.
+   * Asserts a complete export: part-00000.parquet .. part-(n-1) with minParts <= n <= maxParts, a
+   * _SUCCESS manifest of them (Manifests), nothing else; every part readable by DuckDB, holding
+   * rows unless the export is empty (then exactly one part), all parts with the same schema, and
+   * the parts' rows adding up to expectedRows. Returns the part files.
    */
   static List<Path> assertLayout(
       Connection duck, Path dir, int minParts, int maxParts, long expectedRows)
@@ -153,13 +153,9 @@ final class Env {
         expected.stream().sorted().toList(),
         names.stream().sorted().toList(),
         dir + ": directory holds something besides the parts and _SUCCESS");
-    Path success = dir.resolve("_SUCCESS");
-    try {
-      assertTrue(Files.isRegularFile(success), dir + ": _SUCCESS is not a regular file");
-      assertEquals(0L, Files.size(success), dir + ": _SUCCESS is not empty");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    assertTrue(
+        Files.isRegularFile(dir.resolve("_SUCCESS")), dir + ": _SUCCESS is not a regular file");
+    Manifests.assertManifest(duck, dir, expectedRows, false);
     if (expectedRows == 0) {
       assertEquals(1, n, dir + ": an empty export has exactly one part");
     }

@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Exports read back value by value: for each source and 1, 2 and 4 workers, the rows DuckDB reads
  * from the parts equal {@code SELECT * FROM source} in PostgreSQL as a multiset, and the directory
- * holds the parts and an empty _SUCCESS. Also: an export in a transaction with its own uncommitted
- * inserts, updates and deletes.
+ * holds the parts and their _SUCCESS manifest. Also: an export in a transaction with its own
+ * uncommitted inserts, updates and deletes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExportValuesTest {

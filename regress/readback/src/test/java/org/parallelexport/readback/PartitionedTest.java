@@ -158,6 +158,7 @@ class PartitionedTest {
         "rows returned");
     assertTrue(Files.exists(dir.resolve("_SUCCESS")), "_SUCCESS at the root");
     assertTrue(parts(dir, levels.length).size() >= 1, "parts in the leaf folders");
+    Manifests.assertManifest(duck, dir, ROWS, true);
 
     assertSameRows(
         rows(pg, "SELECT " + PG_ROW + " FROM " + TABLE + " AS t ORDER BY t.id"),

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ import org.postgresql.PGConnection;
  *
  * <p>It copies {@code SELECT * FROM source} out of PostgreSQL as CSV in the caller's transaction,
  * casts each column in DuckDB to the Parquet type the product promises, and writes up to {@code
- * workers} parts plus an empty _SUCCESS.
+ * workers} parts plus a _SUCCESS manifest of them with the fields the read-back checks.
  */
 final class ReferenceExporter {
   private static final Pattern QUERY = Pattern.compile("(?is)\\s*(select|with|values|table)\\b.*");
@@ -144,18 +145,34 @@ final class ReferenceExporter {
                   + " escape = '\"', nullstr = '\\N', allow_quoted_nulls = false, columns = {"
                   + csvColumns
                   + "})");
+          StringBuilder listed = new StringBuilder();
           for (int i = 0; i < parts; i++) {
+            String where = " FROM fake WHERE rowid % " + parts + " = " + i;
+            Path part = dir.resolve(String.format("part-%05d.parquet", i));
             st.execute(
-                "COPY (SELECT * FROM fake WHERE rowid % "
-                    + parts
-                    + " = "
-                    + i
+                "COPY (SELECT *"
+                    + where
                     + ") TO "
-                    + Env.sqlString(dir.resolve(String.format("part-%05d.parquet", i)).toString())
+                    + Env.sqlString(part.toString())
                     + " (FORMAT parquet)");
+            try (ResultSet rs = st.executeQuery("SELECT count(*)" + where)) {
+              rs.next();
+              listed
+                  .append(i == 0 ? "" : ", ")
+                  .append(
+                      String.format(
+                          "{\"name\": \"%s\", \"rows\": %d, \"bytes\": %d}",
+                          part.getFileName(), rs.getLong(1), Files.size(part)));
+            }
           }
+          Files.writeString(
+              dir.resolve("_SUCCESS"),
+              "{\"format\": \"parallel_export_parquet\", \"manifest_version\": 2, \"parts\": ["
+                  + listed
+                  + "], \"rows\": "
+                  + rows
+                  + ", \"versions\": {\"parallel_export_parquet\": \"fake\"}}");
         }
-        Files.createFile(dir.resolve("_SUCCESS"));
         return rows;
       } finally {
         Files.deleteIfExists(csv);
