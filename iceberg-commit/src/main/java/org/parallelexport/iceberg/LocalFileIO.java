@@ -16,6 +16,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SeekableInputStream;
 
 /**
  * LocalFileIO: Iceberg's FileIO for a {@code file:} warehouse over java.nio, without Hadoop.
@@ -43,7 +44,7 @@ public final class LocalFileIO implements FileIO {
 
   @Override
   public InputFile newInputFile(String location) {
-    return org.apache.iceberg.Files.localInput(path(location).toFile());
+    return new NamedInputFile(location);
   }
 
   @Override
@@ -57,6 +58,41 @@ public final class LocalFileIO implements FileIO {
       Files.deleteIfExists(path(location));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Iceberg's local InputFile under the location it was asked for: Iceberg records a metadata
+   * file's location as its InputFile names it, and a JDBC catalog's commit compares that with the
+   * location it stored, so a {@code file:} URI must not come back as a bare path.
+   */
+  private static final class NamedInputFile implements InputFile {
+    private final String location;
+    private final InputFile file;
+
+    NamedInputFile(String location) {
+      this.location = location;
+      this.file = org.apache.iceberg.Files.localInput(path(location).toFile());
+    }
+
+    @Override
+    public long getLength() {
+      return file.getLength();
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      return file.newStream();
+    }
+
+    @Override
+    public String location() {
+      return location;
+    }
+
+    @Override
+    public boolean exists() {
+      return file.exists();
     }
   }
 
@@ -103,7 +139,7 @@ public final class LocalFileIO implements FileIO {
 
     @Override
     public InputFile toInputFile() {
-      return org.apache.iceberg.Files.localInput(path(location).toFile());
+      return new NamedInputFile(location);
     }
   }
 
@@ -111,6 +147,8 @@ public final class LocalFileIO implements FileIO {
     private final FileChannel channel;
     private final Path directory;
     private boolean closed;
+    // Iceberg asks a closed stream for its length (the manifest's size), so it outlives close.
+    private long closedPosition;
 
     SyncedStream(FileChannel channel, Path directory) {
       this.channel = channel;
@@ -119,7 +157,7 @@ public final class LocalFileIO implements FileIO {
 
     @Override
     public long getPos() throws IOException {
-      return channel.position();
+      return closed ? closedPosition : channel.position();
     }
 
     @Override
@@ -140,6 +178,7 @@ public final class LocalFileIO implements FileIO {
       if (closed) {
         return;
       }
+      closedPosition = channel.position();
       closed = true;
       try (FileChannel file = channel) {
         file.force(true);
