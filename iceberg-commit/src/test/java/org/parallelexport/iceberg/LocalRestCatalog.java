@@ -1,5 +1,6 @@
 package org.parallelexport.iceberg;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -25,6 +26,7 @@ final class LocalRestCatalog {
   private final String uri;
 
   LocalRestCatalog(Path dir) throws Exception {
+    Files.createDirectories(dir);
     backend =
         Catalogs.jdbc(
             "rest_backend",
