@@ -51,12 +51,12 @@ abstract class CommitterContract {
   /** The catalog under test; a fresh, empty one per test. */
   abstract Catalog catalog();
 
-  private static TestParts.Row row(long id, String name, int score) {
+  static TestParts.Row row(long id, String name, int score) {
     return new TestParts.Row(
         id, name, score, new UUID(id, -id), List.of("t" + id, "u" + id), id / 2.0);
   }
 
-  private static ExportInfo info(String exportId) {
+  static ExportInfo info(String exportId) {
     return new ExportInfo(exportId, "public.events", "1.0.0", "15.10");
   }
 
@@ -68,7 +68,7 @@ abstract class CommitterContract {
     return committer.commit(write(committer, type, exportId, parts), info(exportId));
   }
 
-  private static List<DataFile> write(
+  static List<DataFile> write(
       IcebergCommitter committer,
       MessageType type,
       String exportId,
