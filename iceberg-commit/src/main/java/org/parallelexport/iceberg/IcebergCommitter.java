@@ -82,6 +82,10 @@ public final class IcebergCommitter {
       MessageType parquet,
       boolean overwrite,
       int formatVersion) {
+    if (formatVersion != 2 && formatVersion != 3) {
+      throw new IllegalArgumentException(
+          String.format("Iceberg format version %d is not 2 or 3", formatVersion));
+    }
     Schema export = IcebergSchemas.fromParquet(parquet);
     if (catalog.tableExists(id)) {
       Table table = catalog.loadTable(id);
@@ -92,10 +96,6 @@ public final class IcebergCommitter {
       }
       IcebergSchemas.requireWritable(table.schema(), export, id.toString());
       return new IcebergCommitter(catalog, id, parquet, overwrite, null, table);
-    }
-    if (formatVersion != 2 && formatVersion != 3) {
-      throw new IllegalArgumentException(
-          String.format("Iceberg format version %d is not 2 or 3", formatVersion));
     }
     createNamespace(catalog, id.namespace());
     Transaction create =

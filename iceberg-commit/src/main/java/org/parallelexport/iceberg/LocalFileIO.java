@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Map;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.io.FileIO;
@@ -127,7 +128,7 @@ public final class LocalFileIO implements FileIO {
     }
 
     private static StandardOpenOption[] with(StandardOpenOption[] how, StandardOpenOption more) {
-      StandardOpenOption[] all = java.util.Arrays.copyOf(how, how.length + 1);
+      StandardOpenOption[] all = Arrays.copyOf(how, how.length + 1);
       all[how.length] = more;
       return all;
     }
