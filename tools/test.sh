@@ -9,7 +9,7 @@
 #                                         javac -Xlint:all -Werror (PEP_GATES=0
 #                                         skips them: the root legs, which
 #                                         check the same tree)
-#   2. mvn verify; tools/build.sh        Java unit tests; make -Werror, install
+#   2. mvn verify; tools/build.sh        Java unit tests (writer, Iceberg commit); make -Werror, install
 #   3. tools/cluster.sh start             a fresh throwaway cluster
 #   4. pg_prove regress/sql/*.sql         pgTAP suites
 #      make -C extension installcheck     pg_regress suite (suite "installcheck")
@@ -158,11 +158,13 @@ fi
 
 # --- 2. build
 if [[ "${PEP_SKIP_BUILD:-0}" != 1 ]]; then
-	say "build: mvn verify (the Java writer's unit tests, its shaded-jar test, formatting)"
-	rm -rf parquet-writer/target/surefire-reports parquet-writer/target/failsafe-reports
+	say "build: mvn verify (the Java writer's unit tests, its shaded-jar test, the Iceberg commit's tests, formatting)"
+	rm -rf parquet-writer/target/surefire-reports parquet-writer/target/failsafe-reports \
+		iceberg-commit/target/surefire-reports
 	rc=0
 	run "$PEP_LOGS/build-mvn.log" mvn -B -ntp -q -Dstyle.color=never verify || rc=$?
 	add_counts "$(surefire_counts parquet-writer/target/surefire-reports)" 0
+	add_counts "$(surefire_counts iceberg-commit/target/surefire-reports)" 0
 	add_counts "$(surefire_counts parquet-writer/target/failsafe-reports)" "$rc"
 	if [[ $rc != 0 ]]; then
 		echo "build failed: mvn verify (see $PEP_LOGS/build-mvn.log)"
