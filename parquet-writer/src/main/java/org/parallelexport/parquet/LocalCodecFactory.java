@@ -32,7 +32,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
   // Parquet's default zstd level (parquet.compression.codec.zstd.level).
   private static final int ZSTD_LEVEL = 3;
   // Brotli's quality when none is given: 1, as parquet-java's Hadoop codec and arrow-rs (so
-  // pg_parquet) default to. The library's own default, 11, compresses about 100 times slower.
+  // pg_parquet) default to, rather than the library's own default, 11, its slowest.
   static final int BROTLI_LEVEL = 1;
 
   private final Map<CompressionCodecName, BytesInputCompressor> compressors =
