@@ -75,5 +75,5 @@ SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1,
 
 SELECT count(pg_temp.remove_export(:'base' || suffix)) AS removed
 FROM unnest(ARRAY['_all', '_nulls', '_uncompressed', '_snappy', '_gzip', '_zstd',
-                  '_lz4_raw']) AS suffix;
+                  '_lz4_raw', '_brotli']) AS suffix;
 SELECT pg_temp.leftovers(:'base', :'outdir');
