@@ -95,8 +95,9 @@ ok $? "with the jar back, the same export succeeds"
 [[ ! -e /tmp/hsperfdata_postgres ]]
 ok $? "worker JVMs created no /tmp/hsperfdata_postgres"
 sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/codecs-snappy', 2, compression => 'snappy')" >/dev/null &&
-	sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/codecs-zstd', 2, compression => 'zstd')" >/dev/null
-ok $? "premise: exports with snappy and zstd, whose native libraries workers load, ran"
+	sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/codecs-zstd', 2, compression => 'zstd')" >/dev/null &&
+	sql "SELECT parallel_export_parquet('pep_env_t', '$WORK/codecs-brotli', 2, compression => 'brotli')" >/dev/null
+ok $? "premise: exports with snappy, zstd and brotli, whose native libraries workers load, ran"
 new_tmp=$(comm -13 <(echo "$tmp_before") <(find /tmp -maxdepth 1 -user postgres | sort))
 [[ -z "$new_tmp" ]]
 ok $? "the exports left no file of the server's OS user in /tmp" "$new_tmp"

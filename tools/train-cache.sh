@@ -23,6 +23,9 @@
 # training's profiles made the JIT compile more in a 1-row export and no less
 # in a 2M-row one (bench/results/startup.md).
 #
+# brotli4j loads the library make install unpacked beside the jar, as the
+# workers do, rather than extract a copy into /tmp.
+#
 # Run by `make install` (extension/Makefile) and `tools/build.sh runtime`.
 set -euo pipefail
 
@@ -31,7 +34,7 @@ dir="${2:?usage: tools/train-cache.sh JAVA DIR}"
 name=parallel_export_parquet
 
 rm -f "$dir/$name.aot" "$dir/$name.jsa"
-opts=(-XX:+UseSerialGC -XX:-UsePerfData)
+opts=(-XX:+UseSerialGC -XX:-UsePerfData -Dbrotli4j.library.path="$dir/$name-brotli.so")
 if "$java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep -q ' AOTCacheOutput '; then
 	out="$dir/$name.aot"
 	opts+=(-Xmx512m -Xmn16m --enable-native-access=ALL-UNNAMED -Xlog:cds=error,aot=error

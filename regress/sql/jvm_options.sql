@@ -17,7 +17,7 @@ SET LOCAL client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 \ir ../lib/helpers.psql
 
-SELECT plan(109);
+SELECT plan(110);
 
 DROP EXTENSION IF EXISTS parallel_export_parquet CASCADE;
 CREATE EXTENSION parallel_export_parquet;
@@ -57,6 +57,7 @@ INSERT INTO refused VALUES
     ('-XX:PauseAtStartupFile=/tmp/pause', '-XX:PauseAtStartupFile=/tmp/pause'),
     ('-Dorg.xerial.snappy.lib.path=/tmp -Dorg.xerial.snappy.lib.name=evil.so', '-Dorg.xerial.snappy.lib.path=/tmp'),
     ('-Dorg.xerial.snappy.lib.name=evil.so', '-Dorg.xerial.snappy.lib.name=evil.so'),
+    ('-Dbrotli4j.library.path=/tmp/evil.so', '-Dbrotli4j.library.path=/tmp/evil.so'),
     ('-Xlog:gc:file=/tmp/gc.log', '-Xlog:gc:file=/tmp/gc.log'),
     ('-Xlog:class+load=info:file=pep.log:uptime', '-Xlog:class+load=info:file=pep.log:uptime'),
     -- other ways to unlock, or to read options from elsewhere

@@ -41,12 +41,12 @@ o="$(find / -xdev \( -nouser -o -nogroup \) -printf '%p %u:%g\n' 2>&1 | head -n 
 is "$o" "" "no file of an owner or group unknown to the image"
 
 want="$(printf '%s\n' "$lib/$name.so" "$ext/$name.control" "$ext/$name.jar" "$ext/$name.aot" \
-	"$ext/$name-snappyjava.so" "$ext"/"$name"--*.sql | sort)"
+	"$ext/$name-snappyjava.so" "$ext/$name-brotli.so" "$ext"/"$name"--*.sql | sort)"
 o=""
 while read -r f; do
 	[[ -f "$f" ]] || o+="$f: missing"$'\n'
 done <<<"$want"
-is "$o" "" "the library in pg_config --pkglibdir ($lib), the control file, SQL scripts, jar, AOT cache (JDK 25) and snappy library in pg_config --sharedir ($ext)"
+is "$o" "" "the library in pg_config --pkglibdir ($lib), the control file, SQL scripts, jar, AOT cache (JDK 25), snappy and brotli libraries in pg_config --sharedir ($ext)"
 is "$(find / -xdev -name "*$name*" 2>&1 | sort)" "$want" "no other file of the extension anywhere in the image"
 o="$(find $want \( ! -user root -o -perm /022 \) -printf '%p %u %m\n' 2>&1)"
 is "$o" "" "the extension's files are owned by root and writable by root only"

@@ -30,7 +30,7 @@
 #include "pep_s3target.h"
 #include "pep_writermeta.h"
 
-static const char *const pep_codecs[] = { "uncompressed", "snappy", "gzip", "zstd", "lz4_raw" };
+static const char *const pep_codecs[] = { "uncompressed", "snappy", "gzip", "zstd", "lz4_raw", "brotli" };
 
 /* compatibility's values, indexed by PEPCompatibility */
 static const char *const pep_compat_names[] = { "none", "spark" };
@@ -153,7 +153,7 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 				known = true;
 		if (!known)
 			pep_invalid("compression", quote_literal_cstr(value),
-						"Valid values are uncompressed, snappy, gzip, zstd and lz4_raw.");
+						"Valid values are uncompressed, snappy, gzip, zstd, lz4_raw and brotli.");
 		opts->compression = value;
 	}
 
@@ -166,12 +166,15 @@ pep_options_parse(FunctionCallInfo fcinfo, PEPOptions *opts)
 		else if (strcmp(opts->compression, "zstd") == 0)
 			opts->compression_level = (int) pep_int_option(fcinfo, PEP_ARG_COMPRESSION_LEVEL,
 														   "compression_level", true, -1, 1, 22);
+		else if (strcmp(opts->compression, "brotli") == 0)
+			opts->compression_level = (int) pep_int_option(fcinfo, PEP_ARG_COMPRESSION_LEVEL,
+														   "compression_level", true, -1, 0, 11);
 		else
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("option \"%s\" is not valid for compression %s",
 							"compression_level", opts->compression),
-					 errhint("Only gzip (levels 1 to 9) and zstd (levels 1 to 22) take a level.")));
+					 errhint("Only gzip (levels 1 to 9), zstd (levels 1 to 22) and brotli (levels 0 to 11) take a level.")));
 	}
 
 	opts->row_group_rows = pep_int_option(fcinfo, PEP_ARG_ROW_GROUP_ROWS, "row_group_rows", false,

@@ -8,8 +8,8 @@
  * cache made for it at install time by tools/train-cache.sh (it cuts a
  * worker's start-up by most of the class loading; a stale one is harmless,
  * the JVM ignores it), which is an AOT cache on JDK 25 and later and an
- * AppCDS archive before,
- * snappy-java's native library unpacked at install time, the libjvm of
+ * AppCDS archive before, snappy-java's and brotli4j's native libraries
+ * unpacked at install time, the libjvm of
  * parallel_export_parquet.libjvm_path and the options of
  * parallel_export_parquet.jvm_options.  The JVM bridge (pep_jvm_check)
  * then checks the result, so that a missing jar, an unreadable libjvm or
@@ -136,6 +136,7 @@ pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 	char *jar;
 	char *cache;
 	char *snappy;
+	char *brotli;
 	StringInfoData options;
 	struct stat st;
 
@@ -146,6 +147,7 @@ pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 	if (stat(cache, &st) != 0)
 		cache = psprintf("%s/extension/%s.jsa", share, PEP_EXTENSION_NAME);
 	snappy = psprintf("%s/extension/%s-snappyjava.so", share, PEP_EXTENSION_NAME);
+	brotli = psprintf("%s/extension/%s-brotli.so", share, PEP_EXTENSION_NAME);
 	initStringInfo(&options);
 	/*
 	 * The cache is mapped at the address it was made for: HotSpot's
@@ -177,6 +179,9 @@ pep_java_prepare(PEPJvmConfig *config, double values_per_worker)
 						 "-Dorg.xerial.snappy.lib.path=%s/extension "
 						 "-Dorg.xerial.snappy.lib.name=%s-snappyjava.so ",
 						 share, PEP_EXTENSION_NAME);
+	/* Nor brotli4j, at a worker's first brotli page. */
+	if (stat(brotli, &st) == 0)
+		appendStringInfo(&options, "-Dbrotli4j.library.path=%s ", brotli);
 	/* JDK 22 and later warn in the server log at every native codec load without it. */
 	appendStringInfoString(&options, "--enable-native-access=ALL-UNNAMED ");
 	/* No hsperfdata file per worker; jvm_options cannot turn it back on. */

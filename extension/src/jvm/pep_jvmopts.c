@@ -272,10 +272,11 @@ static const char *const pep_exact[] = {
  * System properties allowed, each with a value of letters, digits, ".", "_"
  * and "-": which IP stack the object store's client uses.  No other:
  * properties such as java.library.path, org.xerial.snappy.lib.path and
- * .lib.name, jna.*, java.io.tmpdir or java.system.class.loader load code or
- * choose where files are written, and what the object store's client needs
- * otherwise is a foreign server's option (docs/object-storage.md, "Object
- * storage: target, endpoint and keys").
+ * .lib.name, brotli4j.library.path, jna.*, java.io.tmpdir or
+ * java.system.class.loader load code or choose where files are written,
+ * and what the object store's client needs otherwise is a foreign server's
+ * option (docs/object-storage.md, "Object storage: target, endpoint and
+ * keys").
  */
 static const char *const pep_properties[] = {
 	"java.net.preferIPv4Stack",

@@ -35,10 +35,10 @@ SELECT pg_temp.export_problem(:'base' || '_nulls', parts) FROM parallel_export_p
 -- Every codec, any case.
 SELECT codec, parallel_export_parquet('options_t', :'base' || '_' || codec, 1,
                                       compression => upper(codec))
-FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw']) AS codec
+FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw', 'brotli']) AS codec
 ORDER BY codec;
 SELECT codec, pg_temp.export_problem(:'base' || '_' || codec, 1)
-FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw']) AS codec
+FROM unnest(ARRAY['uncompressed', 'snappy', 'gzip', 'zstd', 'lz4_raw', 'brotli']) AS codec
 ORDER BY codec;
 
 -- overwrite replaces a complete export; without it the directory is refused.
@@ -48,12 +48,16 @@ SELECT parallel_export_parquet('SELECT 1 AS one', :'base' || '_all', 1, overwrit
 SELECT pg_temp.export_problem(:'base' || '_all', 1);
 
 -- Bad values.
-SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression => 'brotli');
+SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression => 'lzo');
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression_level => 3);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression => 'zstd',
                                compression_level => 23);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression => 'gzip',
                                compression_level => 0);
+SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression => 'brotli',
+                               compression_level => 12);
+SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, compression => 'brotli',
+                               compression_level => -1);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 0);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, row_group_rows => 0);
 SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1, row_group_bytes => 1024);
@@ -71,5 +75,5 @@ SELECT parallel_export_parquet('options_t', :'base' || '_bad', 1,
 
 SELECT count(pg_temp.remove_export(:'base' || suffix)) AS removed
 FROM unnest(ARRAY['_all', '_nulls', '_uncompressed', '_snappy', '_gzip', '_zstd',
-                  '_lz4_raw']) AS suffix;
+                  '_lz4_raw', '_brotli']) AS suffix;
 SELECT pg_temp.leftovers(:'base', :'outdir');

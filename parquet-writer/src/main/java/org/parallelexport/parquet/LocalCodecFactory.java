@@ -2,6 +2,8 @@ package org.parallelexport.parquet;
 
 import static java.util.Objects.requireNonNull;
 
+import com.aayushatharva.brotli4j.Brotli4jLoader;
+import com.aayushatharva.brotli4j.encoder.Encoder;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import io.airlift.compress.lz4.Lz4Compressor;
@@ -21,13 +23,17 @@ import org.xerial.snappy.Snappy;
  * <p>parquet-java's own CodecFactory goes through Hadoop's CompressionCodec classes even for
  * UNCOMPRESSED, and the worker JVM has no Hadoop on its class path. This factory compresses with
  * the libraries the shaded jar carries: snappy-java (raw Snappy blocks, as Parquet specifies),
- * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW) and java.util.zip (gzip
- * members). One factory serves all of a BatchSink's parts, so that each compressor's page-sized
- * buffers are allocated once per worker rather than once per part.
+ * zstd-jni (zstd frames), aircompressor (LZ4 raw blocks, Parquet's LZ4_RAW), brotli4j (brotli
+ * streams; parquet-java's own brotli codec is a Hadoop one) and java.util.zip (gzip members). One
+ * factory serves all of a BatchSink's parts, so that each compressor's page-sized buffers are
+ * allocated once per worker rather than once per part.
  */
 final class LocalCodecFactory implements CompressionCodecFactory {
   // Parquet's default zstd level (parquet.compression.codec.zstd.level).
   private static final int ZSTD_LEVEL = 3;
+  // Brotli's quality when none is given: 1, as parquet-java's Hadoop codec and arrow-rs (so
+  // pg_parquet) default to, rather than the library's own default, 11, its slowest.
+  static final int BROTLI_LEVEL = 1;
 
   private final Map<CompressionCodecName, BytesInputCompressor> compressors =
       new EnumMap<>(CompressionCodecName.class);
@@ -45,6 +51,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
       case GZIP:
       case ZSTD:
       case LZ4_RAW:
+      case BROTLI:
         return true;
       default:
         return false;
@@ -80,6 +87,7 @@ final class LocalCodecFactory implements CompressionCodecFactory {
     private final ByteArrayOutputStream gzipOutput = new ByteArrayOutputStream();
     private ZstdCompressCtx zstd;
     private Lz4Compressor lz4;
+    private Encoder.Parameters brotli;
 
     Compressor(CompressionCodecName codec, int level) {
       if (!supports(codec)) {
@@ -119,6 +127,14 @@ final class LocalCodecFactory implements CompressionCodecFactory {
               lz4.compress(
                   in, 0, length, output(lz4.maxCompressedLength(length)), 0, output.length);
           break;
+        case BROTLI:
+          if (brotli == null) {
+            // Loads the native library once per JVM: from brotli4j.library.path, which the C side
+            // sets to the copy make install unpacked, so that nothing is extracted into /tmp.
+            Brotli4jLoader.ensureAvailability();
+            brotli = new Encoder.Parameters().setQuality(level >= 0 ? level : BROTLI_LEVEL);
+          }
+          return BytesInput.from(Encoder.compress(in, 0, length, brotli));
         case GZIP:
           gzipOutput.reset();
           try (LeveledGzip gzip = new LeveledGzip(gzipOutput, level)) {

@@ -81,7 +81,8 @@ final class SinkOptions {
         createdByExtension = value;
         break;
       case OptionNames.COMPRESSION_LEVEL:
-        compressionLevel = positiveInt(key, value);
+        // 0 is brotli's fastest quality; the C side checked the range of each codec.
+        compressionLevel = asInt(key, value, nonNegativeLong(key, value));
         break;
       case OptionNames.STATISTICS:
         statistics = bool(key, value);
@@ -124,11 +125,13 @@ final class SinkOptions {
         return CompressionCodecName.ZSTD;
       case "lz4_raw":
         return CompressionCodecName.LZ4_RAW;
+      case "brotli":
+        return CompressionCodecName.BROTLI;
       default:
         throw new IllegalArgumentException(
             "invalid value for option compression: \""
                 + value
-                + "\" (expected uncompressed, snappy, gzip, zstd or lz4_raw)");
+                + "\" (expected uncompressed, snappy, gzip, zstd, lz4_raw or brotli)");
     }
   }
 
@@ -240,7 +243,10 @@ final class SinkOptions {
   }
 
   private static int positiveInt(String key, String value) {
-    long n = positiveLong(key, value);
+    return asInt(key, value, positiveLong(key, value));
+  }
+
+  private static int asInt(String key, String value, long n) {
     if (n > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
           "invalid value for option "

@@ -52,7 +52,9 @@ public final class Warmup {
   // The LIST's and the STRUCT's payloads: one element 7; one field 7 (native-endian int32s).
   private static final int LIST_PAYLOAD = 9;
   private static final int STRUCT_PAYLOAD = 5;
-  private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
+  private static final String[] CODECS = {
+    "uncompressed", "snappy", "gzip", "zstd", "lz4_raw", "brotli"
+  };
 
   private Warmup() {}
 

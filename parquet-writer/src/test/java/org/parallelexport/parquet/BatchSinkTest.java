@@ -299,6 +299,9 @@ class BatchSinkTest {
         "compression=gzip",
         "compression=zstd",
         "compression=lz4_raw",
+        "compression=brotli",
+        "compression=brotli\ncompression_level=0",
+        "compression=brotli\ncompression_level=11\nwriter_version=v2",
         "compression=zstd\nwriter_version=v2",
         "compression=snappy\ndictionary=false",
         "compression=lz4_raw\nwriter_version=v2\ndictionary=false\npage_size=1024"

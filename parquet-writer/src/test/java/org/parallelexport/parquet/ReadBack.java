@@ -14,7 +14,7 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 /**
  * ReadBack: reads a part with parquet-java's own Hadoop-based reader, independently of this
- * module's codec factory, for the unit tests.
+ * module's codec factory (ReadBackCodecs), for the unit tests.
  */
 final class ReadBack {
   private ReadBack() {}
@@ -24,6 +24,7 @@ final class ReadBack {
     try (ParquetReader<Group> reader =
         ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri()))
             .withConf(new Configuration())
+            .withCodecFactory(new ReadBackCodecs())
             .build()) {
       for (Group g = reader.read(); g != null; g = reader.read()) {
         rows.add(g);

@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * "smoke ok" at the end; the IT reads the parts with the Hadoop-based reader.
  */
 public final class ShadedJarSmoke {
-  static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
+  static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw", "brotli"};
 
   private ShadedJarSmoke() {}
 

@@ -15,12 +15,13 @@ import org.parallelexport.readback.TypeCases;
 
 /**
  * The matrix's fixtures beyond the read-back type table: multi-dimensional arrays (also with field
- * ids and footer key-value pairs, options that must not change what a reader reads), and numeric
- * without a precision under the mappings unconstrained_numeric chooses other than its default text
- * (which the type table's numeric column shows). One table holds them; each mapping is an export of
- * its own, as the option applies to a whole export. PostgreSQL's side of each cell is in the
- * canonical form of {@link TypeCases#expected}: a double by its bits, a decimal with the mapping's
- * scale, a multi-dimensional array as nested Lists (parsed from array_to_json).
+ * ids and footer key-value pairs, options that must not change what a reader reads, and compressed
+ * with brotli, which some readers cannot decode), and numeric without a precision under the
+ * mappings unconstrained_numeric chooses other than its default text (which the type table's
+ * numeric column shows). One table holds them; each mapping is an export of its own, as the option
+ * applies to a whole export. PostgreSQL's side of each cell is in the canonical form of {@link
+ * TypeCases#expected}: a double by its bits, a decimal with the mapping's scale, a
+ * multi-dimensional array as nested Lists (parsed from array_to_json).
  */
 final class MoreCases {
   static final String SCHEMA = "regress_matrix";
@@ -93,6 +94,17 @@ final class MoreCases {
             List.of(
                 new TypeCases.Column("md_int4", "int4", "integer[][], field_ids => 'auto'", true),
                 new TypeCases.Column("md_text", "text", "text[][][], field_ids => 'auto'", true))),
+        // The same compressed with brotli, which not every reader decodes (docs/types.md).
+        new Export(
+            "multidim-brotli",
+            "SELECT id, md_int4, md_text FROM " + TABLE,
+            "compression => 'brotli'",
+            null,
+            List.of(
+                new TypeCases.Column(
+                    "md_int4", "int4", "integer[][], compression => 'brotli'", true),
+                new TypeCases.Column(
+                    "md_text", "text", "text[][][], compression => 'brotli'", true))),
         new Export(
             "numeric-double",
             "SELECT id, unum, a_unum FROM " + TABLE,

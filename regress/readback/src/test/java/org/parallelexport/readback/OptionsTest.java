@@ -122,7 +122,8 @@ class OptionsTest {
     "snappy,SNAPPY",
     "gzip,GZIP",
     "zstd,ZSTD",
-    "lz4_raw,LZ4_RAW"
+    "lz4_raw,LZ4_RAW",
+    "brotli,BROTLI"
   })
   void compressionIsTheCodecAskedFor(String option, String codec) throws SQLException {
     Path dir = export("codec-" + option, "compression => '" + option + "'");
@@ -135,15 +136,26 @@ class OptionsTest {
     assertEquals(List.of("SNAPPY"), strings("SELECT DISTINCT compression FROM " + meta(dir)));
   }
 
-  @Test
-  void compressionLevelIsApplied() throws SQLException, IOException {
-    Path fast = export("zstd-1", "compression => 'zstd', compression_level => 1");
-    Path small = export("zstd-19", "compression => 'zstd', compression_level => 19");
+  @ParameterizedTest
+  @CsvSource({"zstd,1,19", "brotli,0,11"})
+  void compressionLevelIsApplied(String codec, int low, int high) throws SQLException, IOException {
+    String options = "compression => '" + codec + "', compression_level => ";
+    Path fast = export(codec + "-" + low, options + low);
+    Path small = export(codec + "-" + high, options + high);
     long fastBytes = Files.size(fast.resolve("part-00000.parquet"));
     long smallBytes = Files.size(small.resolve("part-00000.parquet"));
     assertTrue(
         smallBytes < fastBytes,
-        "zstd level 19 (" + smallBytes + " bytes) is not smaller than level 1 (" + fastBytes + ")");
+        codec
+            + " level "
+            + high
+            + " ("
+            + smallBytes
+            + " bytes) is not smaller than level "
+            + low
+            + " ("
+            + fastBytes
+            + ")");
   }
 
   @Test
