@@ -301,10 +301,13 @@ gated="'SELECT * FROM pep_sweep_rows WHERE id <= $GATED AND pep_sweep_gate(id)'"
 for target in copied twoservers; do
 	start_export "pep_sweep_$target" "" "SELECT parallel_export_parquet($gated, 's3://$BUCKET/$target', 2)"
 done
-wait_until "[[ \$(sql \"SELECT count(*) FROM pg_locks WHERE relation = 'pep_sweep_gate'::regclass AND NOT granted\") == 2 ]] &&
-	[[ -n \"\$(export_uploads copied/)\" && -n \"\$(export_uploads twoservers/)\" ]]"
-ok $? "copy: premise: two exports wait at the gate with their uploads pending"
+# A worker records "upload K ID" once CreateMultipartUpload answered, so the
+# store lists an upload before its record names it: wait for both.
 LEDGER="$(ledger_of copied/)"
+wait_until "[[ \$(sql \"SELECT count(*) FROM pg_locks WHERE relation = 'pep_sweep_gate'::regclass AND NOT granted\") == 2 ]] &&
+	[[ -n \"\$(export_uploads copied/)\" && -n \"\$(export_uploads twoservers/)\" ]] &&
+	grep -q '^upload ' \"\$LEDGER\" 2>/dev/null"
+ok $? "copy: premise: two exports wait at the gate with their uploads pending and recorded"
 grep -q "^upload " "$LEDGER" && grep -q "^owner " "$LEDGER" && ! lock_free "$LEDGER"
 ok $? "copy: premise: the held export's record names its owner and uploads, its lock held" "$(cat "$LEDGER")"
 before="$(export_uploads copied/)"
